@@ -1,0 +1,29 @@
+"""Checks on construct props, so a bad value fails at synth naming the prop and the fix."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+ACCOUNT_ID = re.compile(r"^\d{12}$")
+ORGANIZATION_ID = re.compile(r"^o-[a-z0-9]{10,32}$")
+
+
+def require_range(name: str, value: int, low: int, high: int) -> None:
+    """Refuse a whole number outside ``low..high``."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"{name}: must be a whole number from {low} to {high}, got {value!r}")
+
+
+def require_account_ids(name: str, values: Iterable[str]) -> None:
+    """Refuse anything but 12-digit account ids (a typo would grant a stranger's account)."""
+    for value in values:
+        if not isinstance(value, str) or not ACCOUNT_ID.match(value):
+            raise ValueError(f"{name}: account ids are exactly 12 digits, got {value!r}")
+
+
+def require_organization_ids(name: str, values: Iterable[str]) -> None:
+    """Refuse malformed organization ids (``o-`` and 10-32 lowercase letters or digits)."""
+    for value in values:
+        if not isinstance(value, str) or not ORGANIZATION_ID.match(value):
+            raise ValueError(f"{name}: organization ids look like 'o-a1b2c3d4e5', got {value!r}")

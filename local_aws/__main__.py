@@ -1,0 +1,122 @@
+"""The main job: synth, gates, deploy every account to the local AWS, report.
+
+``python -m local_aws [--topology FILE] [--out DIR]`` (the README's first command runs it
+through ``scripts/run.sh``). Each step prints its progress; a failure names the step and why,
+and the local AWS is stopped on every path.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TypeVar
+
+from local_aws.deployment import deploy_all
+from local_aws.inventory import read_inventory
+from local_aws.moto_server import MotoServer
+from stacks import access_report, gates
+from stacks.app_builder import CDK_JSON
+from stacks.topology import Topology, TopologyError, load_topology
+
+T = TypeVar("T")
+
+
+class StepFailedError(RuntimeError):
+    """A step of the job failed; the message names the step."""
+
+
+def step(number: int, total: int, title: str, action: Callable[[], T]) -> T:
+    """Run one step with visible progress and a failure that names it."""
+    print(f"[{number}/{total}] {title} ...", flush=True)
+    started = time.monotonic()
+    try:
+        result = action()
+    except Exception as error:
+        raise StepFailedError(f"step {number}/{total} '{title}' failed: {error}") from error
+    print(f"[{number}/{total}] {title}: done in {time.monotonic() - started:.1f} s", flush=True)
+    return result
+
+
+def _indent(line: str) -> None:
+    print(f"      {line}", flush=True)
+
+
+def run(topology_file: Path, out: Path) -> int:
+    """Run every step; return the process exit code."""
+    total = 6
+    topology: Topology = step(
+        1, total, f"validate topology {topology_file}", lambda: load_topology(topology_file)
+    )
+    assembly = out / "cdk.out"
+    shutil.rmtree(assembly, ignore_errors=True)
+    step(2, total, "synth with cdk-nag (AwsSolutions)", lambda: gates.synth(topology, assembly))
+    step(3, total, "cfn-lint every template", lambda: gates.require_clean_cfn_lint(assembly))
+    with MotoServer(out / "moto.log") as moto:
+        print(f"      local AWS (moto) at {moto.endpoint_url}", flush=True)
+        deployed = step(
+            4,
+            total,
+            "cdk bootstrap + cdk deploy per account",
+            lambda: deploy_all(topology, assembly, moto.endpoint_url, echo=_indent),
+        )
+
+        def inventory() -> None:
+            for name, credentials in deployed.items():
+                found = read_inventory(credentials, moto.endpoint_url)
+                print(f"      account {name} ({found.account_id}): stacks {found.stacks}")
+                for queue in found.queues:
+                    redrive = (
+                        f" -> DLQ {queue.dead_letter_target} after {queue.max_receive_count} receives"
+                        if queue.dead_letter_target
+                        else ""
+                    )
+                    print(f"        queue {queue.arn} (KMS {queue.kms_key}){redrive}")
+                print(f"        KMS keys: {len(found.key_ids)}")
+
+        step(5, total, "read back what was deployed", inventory)
+
+    def report() -> None:
+        result = access_report.build_report(assembly)
+        (out / "access-report.json").write_text(
+            json.dumps(result, indent=2) + "\n", encoding="utf-8"
+        )
+        markdown = access_report.to_markdown(result)
+        (out / "access-report.md").write_text(markdown, encoding="utf-8")
+        print(markdown)
+        print(f"      written: {out / 'access-report.json'}, {out / 'access-report.md'}")
+
+    step(6, total, "access report", report)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse arguments and run the job; exit non-zero with the failing step on error."""
+    parser = argparse.ArgumentParser(prog="python -m local_aws", description=__doc__)
+    parser.add_argument(
+        "--topology",
+        type=Path,
+        default=CDK_JSON,
+        help="topology JSON (default: cdk.json's context)",
+    )
+    parser.add_argument(
+        "--out", type=Path, default=Path("out"), help="where the assembly, logs and reports go"
+    )
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    try:
+        return run(args.topology, args.out.resolve())
+    except StepFailedError as error:
+        cause = error.__cause__
+        if isinstance(cause, TopologyError):
+            print(str(cause), file=sys.stderr)
+        print(f"FAILED: {error}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,90 @@
+"""The real CDK CLI (pinned in package.json), run against the local AWS."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from local_aws.accounts import AccountCredentials
+
+ROOT = Path(__file__).resolve().parent.parent
+CDK_BIN = ROOT / "node_modules" / ".bin" / "cdk"
+_INHERITED_AWS_VARIABLES = ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN")
+
+
+class CdkCliError(RuntimeError):
+    """A CDK CLI command failed; the message holds the command and the end of its output."""
+
+
+def cdk_environment(credentials: AccountCredentials, endpoint_url: str) -> dict[str, str]:
+    """The process environment for the CLI: local endpoint, this account's key, no telemetry."""
+    env = {k: v for k, v in os.environ.items() if k not in _INHERITED_AWS_VARIABLES}
+    env.update(credentials.environment(endpoint_url))
+    env.update(
+        {
+            "CDK_DISABLE_CLI_TELEMETRY": "true",
+            "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20",
+            "NODE_NO_WARNINGS": "1",
+            "CI": "true",
+        }
+    )
+    return env
+
+
+def run_cdk(
+    args: Sequence[str],
+    credentials: AccountCredentials,
+    endpoint_url: str,
+    *,
+    echo: Callable[[str], None] | None = None,
+) -> str:
+    """Run ``cdk <args>`` from the project root and return its output; raise on failure."""
+    if not CDK_BIN.exists():
+        raise CdkCliError(f"{CDK_BIN} is missing: run scripts/setup.sh (npm ci) first")
+    command = [str(CDK_BIN), *args, "--no-notices"]
+    process = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        env=cdk_environment(credentials, endpoint_url),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert process.stdout is not None
+    lines: list[str] = []
+    for line in process.stdout:
+        lines.append(line.rstrip("\n"))
+        if echo is not None:
+            echo(line.rstrip("\n"))
+    if process.wait() != 0:
+        tail = "\n".join(lines[-30:])
+        raise CdkCliError(
+            f"`cdk {' '.join(args)}` failed with exit code {process.returncode}:\n{tail}"
+        )
+    return "\n".join(lines)
+
+
+def bootstrap(
+    credentials: AccountCredentials,
+    endpoint_url: str,
+    *,
+    echo: Callable[[str], None] | None = None,
+) -> str:
+    """``cdk bootstrap aws://<account>/<region>``."""
+    environment = f"aws://{credentials.account_id}/{credentials.region}"
+    return run_cdk(["bootstrap", environment], credentials, endpoint_url, echo=echo)
+
+
+def deploy(
+    stack: str,
+    assembly_dir: Path,
+    credentials: AccountCredentials,
+    endpoint_url: str,
+    *,
+    echo: Callable[[str], None] | None = None,
+) -> str:
+    """``cdk deploy <stack>`` from an already synthesized (and gated) cloud assembly."""
+    args = ["deploy", stack, "--app", str(assembly_dir), "--require-approval", "never"]
+    return run_cdk(args, credentials, endpoint_url, echo=echo)

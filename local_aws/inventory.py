@@ -1,0 +1,64 @@
+"""What the local AWS holds per account after a deployment, read back through its API."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from local_aws.accounts import AccountCredentials
+
+
+@dataclass(frozen=True)
+class QueueInfo:
+    """One deployed queue and the attributes that show it is wired as the topology says."""
+
+    arn: str
+    url: str
+    kms_key: str | None
+    dead_letter_target: str | None
+    max_receive_count: int | None
+
+
+@dataclass(frozen=True)
+class AccountInventory:
+    """The queues, keys and stacks of one account."""
+
+    account_id: str
+    queues: tuple[QueueInfo, ...]
+    key_ids: tuple[str, ...]
+    stacks: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def queue_arns(self) -> set[str]:
+        """The ARNs of every queue in the account."""
+        return {q.arn for q in self.queues}
+
+
+def read_inventory(credentials: AccountCredentials, endpoint_url: str) -> AccountInventory:
+    """List the account's queues (with their key and redrive), KMS keys and stacks."""
+    session = credentials.session()
+    sqs = session.client("sqs", endpoint_url=endpoint_url)
+    kms = session.client("kms", endpoint_url=endpoint_url)
+    cloudformation = session.client("cloudformation", endpoint_url=endpoint_url)
+    queues: list[QueueInfo] = []
+    for url in sqs.list_queues().get("QueueUrls", []):
+        attributes = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]
+        redrive = json.loads(attributes.get("RedrivePolicy", "null")) or {}
+        queues.append(
+            QueueInfo(
+                arn=attributes["QueueArn"],
+                url=url,
+                kms_key=attributes.get("KmsMasterKeyId"),
+                dead_letter_target=redrive.get("deadLetterTargetArn"),
+                max_receive_count=int(redrive["maxReceiveCount"]) if redrive else None,
+            )
+        )
+    key_ids = tuple(k["KeyId"] for k in kms.list_keys()["Keys"])
+    stacks = {
+        s["StackName"]: s["StackStatus"]
+        for s in cloudformation.list_stacks()["StackSummaries"]
+        if s["StackStatus"] != "DELETE_COMPLETE"
+    }
+    return AccountInventory(
+        credentials.account_id, tuple(sorted(queues, key=lambda q: q.arn)), key_ids, stacks
+    )

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The test command: lint, type-check, then the whole pytest suite (synth gates, moto, Spark).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+echo "== ruff" >&2
+ruff check .
+ruff format --check .
+echo "== mypy" >&2
+mypy
+echo "== pytest" >&2
+exec pytest "$@"

@@ -1,0 +1,1 @@
+"""Per-account stacks built from one declarative topology."""

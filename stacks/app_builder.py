@@ -1,0 +1,43 @@
+"""Build the CDK app, one stack per account, with the cdk-nag AwsSolutions pack attached."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from aws_cdk import App, Validations
+from cdk_nag import AwsSolutionsChecks
+
+from stacks.messaging_stack import MessagingAccountStack
+from stacks.topology import Topology, load_topology, parse_topology
+
+TOPOLOGY_CONTEXT_KEY = "topology"
+CDK_JSON = Path(__file__).resolve().parent.parent / "cdk.json"
+
+
+def topology_from_context(value: Any, cdk_json: Path = CDK_JSON) -> Topology:
+    """Resolve the ``topology`` context: a file path (``-c topology=<file>``), the inline
+    object from ``cdk.json``, or, when the app runs without the CDK CLI, ``cdk.json`` itself."""
+    if isinstance(value, str):
+        return load_topology(value)
+    if isinstance(value, Mapping):
+        return parse_topology(value, f"{cdk_json.name} context '{TOPOLOGY_CONTEXT_KEY}'")
+    return load_topology(cdk_json)
+
+
+def build_app(
+    topology: Topology,
+    *,
+    outdir: str | None = None,
+    context: Mapping[str, Any] | None = None,
+    nag: bool = True,
+) -> App:
+    """An app with one :class:`MessagingAccountStack` per account that owns queues."""
+    app = App(outdir=outdir, context=dict(context or {}), analytics_reporting=False)
+    for account in topology.accounts:
+        if topology.queues_in(account.name):
+            MessagingAccountStack(app, topology, account)
+    if nag:
+        Validations.of(app).add_plugins(AwsSolutionsChecks(app, verbose=True))
+    return app

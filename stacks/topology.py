@@ -1,0 +1,512 @@
+"""The declarative messaging topology: accounts, endpoints, who may send to whom.
+
+One description drives every account's stack, the access report and the local deployment, so
+it is validated here, at the boundary, before anything is synthesized: a wrong account id or a
+queue name SQS would refuse must stop the run with a message that names the file, the path of
+the field and the rule broken, instead of surfacing later as a CloudFormation failure in one
+account out of many.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from constructs_lib.queue_naming import (
+    MAX_QUEUE_NAME_LENGTH,
+    QueueNameError,
+    dead_letter_queue_name,
+    endpoint_queue_name,
+    validate_queue_name,
+)
+from constructs_lib.validation import ACCOUNT_ID, ORGANIZATION_ID
+
+REGION = re.compile(r"^[a-z]{2}(-gov|-iso|-isob|-isof|-isoe)?-[a-z]+-\d{1,2}$")
+NAME = re.compile(r"^[A-Za-z][A-Za-z0-9._-]{0,63}$")
+DEFAULT_MAX_RECEIVE_COUNT = 5
+
+
+class TopologyError(ValueError):
+    """Every problem found in a topology, each naming the source, the field path and the rule."""
+
+    def __init__(self, source: str, problems: list[tuple[str, str]]) -> None:
+        self.source = source
+        self.problems = problems
+        lines = [f"{source}: {path}: {rule}" for path, rule in problems]
+        super().__init__(
+            f"invalid topology ({len(problems)} problem{'s' if len(problems) != 1 else ''}):\n"
+            + "\n".join(lines)
+        )
+
+
+@dataclass(frozen=True)
+class Account:
+    """An AWS account that hosts one stack of queues."""
+
+    name: str
+    id: str
+    region: str
+    organization_id: str | None = None
+
+    @property
+    def partition(self) -> str:
+        """The ARN partition, derived from the region so China and GovCloud work unchanged."""
+        if self.region.startswith("cn-"):
+            return "aws-cn"
+        if self.region.startswith("us-gov-"):
+            return "aws-us-gov"
+        return "aws"
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """An endpoint's input queue; the error queue is one too, with every endpoint as sender."""
+
+    name: str
+    account: str
+    queue_name: str
+    dead_letter_queue_name: str
+    fifo: bool = False
+    max_receive_count: int = DEFAULT_MAX_RECEIVE_COUNT
+    is_error_queue: bool = False
+
+
+@dataclass(frozen=True)
+class Route:
+    """Permission for one endpoint (or a whole organization) to send to one endpoint."""
+
+    receiver: str
+    sender: str | None = None
+    sender_organization: str | None = None
+
+
+@dataclass(frozen=True)
+class Topology:
+    """A validated topology. Build it with :func:`parse_topology` or :func:`load_topology`."""
+
+    accounts: tuple[Account, ...]
+    endpoints: tuple[Endpoint, ...]
+    routes: tuple[Route, ...]
+    error_queue: Endpoint
+    source: str = "<topology>"
+
+    def account(self, name: str) -> Account:
+        """The account called ``name``."""
+        return next(a for a in self.accounts if a.name == name)
+
+    def endpoint(self, name: str) -> Endpoint:
+        """The endpoint (or the error queue) called ``name``."""
+        return next(e for e in self.all_queues if e.name == name)
+
+    @property
+    def all_queues(self) -> tuple[Endpoint, ...]:
+        """Every endpoint queue plus the error queue."""
+        return (*self.endpoints, self.error_queue)
+
+    def queues_in(self, account_name: str) -> tuple[Endpoint, ...]:
+        """The queues one account's stack owns."""
+        return tuple(q for q in self.all_queues if q.account == account_name)
+
+    def queue_arn(self, endpoint: Endpoint) -> str:
+        """The queue's ARN, its transport address, computed without any lookup."""
+        account = self.account(endpoint.account)
+        return f"arn:{account.partition}:sqs:{account.region}:{account.id}:{endpoint.queue_name}"
+
+    def sender_endpoints(self, receiver: Endpoint) -> tuple[Endpoint, ...]:
+        """Endpoints declared as senders to ``receiver``; the error queue accepts them all."""
+        if receiver.is_error_queue:
+            return self.endpoints
+        names = [r.sender for r in self.routes if r.receiver == receiver.name and r.sender]
+        return tuple(self.endpoint(n) for n in dict.fromkeys(names))
+
+    def cross_account_senders(self, receiver: Endpoint) -> tuple[str, ...]:
+        """Account ids that need a queue-policy grant to send to ``receiver``.
+
+        Senders in the queue's own account are authorized by their IAM policies; a resource
+        policy grant for them would widen access beyond the declared intent.
+        """
+        owner = self.account(receiver.account).id
+        ids = (self.account(e.account).id for e in self.sender_endpoints(receiver))
+        return tuple(sorted({i for i in ids if i != owner}))
+
+    def sender_organizations(self, receiver: Endpoint) -> tuple[str, ...]:
+        """Organization ids whose every principal may send to ``receiver``."""
+        return tuple(
+            sorted(
+                {
+                    r.sender_organization
+                    for r in self.routes
+                    if r.receiver == receiver.name and r.sender_organization
+                }
+            )
+        )
+
+
+class _Checker:
+    """Collects problems with their field paths so one run reports all of them."""
+
+    def __init__(self) -> None:
+        self.problems: list[tuple[str, str]] = []
+
+    def fail(self, path: str, rule: str) -> None:
+        self.problems.append((path, rule))
+
+    def obj(self, value: Any, path: str) -> Mapping[str, Any] | None:
+        if not isinstance(value, Mapping):
+            self.fail(path, f"must be an object, got {type(value).__name__}")
+            return None
+        return value
+
+    def array(self, value: Any, path: str) -> list[Any]:
+        if not isinstance(value, list):
+            self.fail(path, f"must be a list, got {type(value).__name__}")
+            return []
+        return value
+
+    def string(
+        self, obj: Mapping[str, Any], key: str, path: str, *, required: bool = True
+    ) -> str | None:
+        if key not in obj:
+            if required:
+                self.fail(f"{path}.{key}", "is required")
+            return None
+        value = obj[key]
+        if not isinstance(value, str):
+            self.fail(f"{path}.{key}", f"must be a string, got {type(value).__name__}")
+            return None
+        return value
+
+    def unknown_keys(self, obj: Mapping[str, Any], allowed: Iterable[str], path: str) -> None:
+        for key in obj:
+            if key not in allowed:
+                self.fail(
+                    f"{path}.{key}", f"unknown field; allowed fields: {', '.join(sorted(allowed))}"
+                )
+
+
+_TOP_KEYS = ("accounts", "endpoints", "routes", "errorQueue", "topics")
+_ACCOUNT_KEYS = ("name", "id", "region", "organizationId")
+_ENDPOINT_KEYS = (
+    "name",
+    "account",
+    "fifo",
+    "queueNamePrefix",
+    "queueName",
+    "maxReceiveCount",
+    "deadLetterQueue",
+)
+_DLQ_KEYS = ("fifo", "queueName")
+_ROUTE_KEYS = ("from", "fromOrganization", "to")
+
+
+def parse_topology(data: Any, source: str = "<topology>") -> Topology:
+    """Validate a topology document (the JSON shape of ``cdk.json``'s ``topology`` context).
+
+    Raises :class:`TopologyError` listing every problem as ``<source>: <path>: <rule>``.
+    """
+    check = _Checker()
+    root = check.obj(data, "topology")
+    if root is None:
+        raise TopologyError(source, check.problems)
+    check.unknown_keys(root, _TOP_KEYS, "topology")
+    accounts = _parse_accounts(check, root.get("accounts"))
+    account_names = {a.name for a in accounts}
+    endpoints = _parse_endpoints(check, root.get("endpoints"), account_names)
+    error_queue = _parse_error_queue(check, root.get("errorQueue"), account_names)
+    names = [e.name for e in endpoints]
+    if error_queue is not None and error_queue.name in names:
+        check.fail(
+            "topology.errorQueue.name", f"duplicate name {error_queue.name!r}: an endpoint has it"
+        )
+    _check_unique_queue_names(check, endpoints, error_queue, accounts)
+    known_orgs = {a.organization_id for a in accounts if a.organization_id}
+    routes = _parse_routes(check, root.get("routes", []), set(names), known_orgs)
+    if "topics" in root:
+        check.array(root["topics"], "topology.topics")
+    if check.problems or error_queue is None:
+        if error_queue is None and not check.problems:
+            check.fail("topology.errorQueue", "is required")
+        raise TopologyError(source, check.problems)
+    return Topology(tuple(accounts), tuple(endpoints), tuple(routes), error_queue, source)
+
+
+def _parse_accounts(check: _Checker, raw: Any) -> list[Account]:
+    if raw is None:
+        check.fail("topology.accounts", "is required: list the AWS accounts, at least one")
+        return []
+    accounts: list[Account] = []
+    seen_names: set[str] = set()
+    seen_ids: set[str] = set()
+    for i, item in enumerate(check.array(raw, "topology.accounts")):
+        path = f"topology.accounts[{i}]"
+        obj = check.obj(item, path)
+        if obj is None:
+            continue
+        check.unknown_keys(obj, _ACCOUNT_KEYS, path)
+        name = check.string(obj, "name", path)
+        account_id = check.string(obj, "id", path)
+        region = check.string(obj, "region", path)
+        org = check.string(obj, "organizationId", path, required=False)
+        if name is not None:
+            if not NAME.match(name):
+                check.fail(
+                    f"{path}.name",
+                    "must start with a letter and use only letters, digits, '.', '_' or '-' (at most 64)",
+                )
+            if name in seen_names:
+                check.fail(f"{path}.name", f"duplicate account name {name!r}")
+            seen_names.add(name)
+        if account_id is not None:
+            if not ACCOUNT_ID.match(account_id):
+                check.fail(
+                    f"{path}.id", f"account id must be exactly 12 digits, got {account_id!r}"
+                )
+            elif account_id in seen_ids:
+                check.fail(f"{path}.id", f"duplicate account id {account_id}")
+            seen_ids.add(account_id)
+        if region is not None and not REGION.match(region):
+            check.fail(f"{path}.region", f"malformed region {region!r}; expected e.g. 'us-east-1'")
+        if org is not None and not ORGANIZATION_ID.match(org):
+            check.fail(
+                f"{path}.organizationId",
+                f"malformed organization id {org!r}; expected 'o-' and 10-32 lowercase letters or digits",
+            )
+        if name and account_id and region:
+            accounts.append(Account(name, account_id, region, org))
+    return accounts
+
+
+def _parse_queue(
+    check: _Checker,
+    obj: Mapping[str, Any],
+    path: str,
+    account_names: set[str],
+    *,
+    is_error_queue: bool,
+) -> Endpoint | None:
+    check.unknown_keys(obj, _ENDPOINT_KEYS, path)
+    name = check.string(obj, "name", path)
+    account = check.string(obj, "account", path)
+    prefix = check.string(obj, "queueNamePrefix", path, required=False) or ""
+    explicit = check.string(obj, "queueName", path, required=False)
+    fifo = obj.get("fifo", False)
+    if not isinstance(fifo, bool):
+        check.fail(f"{path}.fifo", "must be true or false")
+        fifo = False
+    max_receive = obj.get("maxReceiveCount", DEFAULT_MAX_RECEIVE_COUNT)
+    if (
+        isinstance(max_receive, bool)
+        or not isinstance(max_receive, int)
+        or not 1 <= max_receive <= 1000
+    ):
+        check.fail(f"{path}.maxReceiveCount", "must be a whole number from 1 to 1000 (SQS's limit)")
+        max_receive = DEFAULT_MAX_RECEIVE_COUNT
+    if name is not None and not NAME.match(name):
+        check.fail(
+            f"{path}.name",
+            "must start with a letter and use only letters, digits, '.', '_' or '-' (at most 64)",
+        )
+        name = None
+    if account is not None and account not in account_names:
+        check.fail(
+            f"{path}.account",
+            f"unknown account {account!r}; declared accounts: {', '.join(sorted(account_names)) or 'none'}",
+        )
+        account = None
+    if name is None or account is None:
+        return None
+    try:
+        if explicit is not None:
+            queue_name = validate_queue_name(explicit, fifo=fifo)
+        else:
+            queue_name = endpoint_queue_name(name, prefix, fifo=fifo)
+    except QueueNameError as error:
+        field = "queueName" if explicit is not None else "name"
+        check.fail(f"{path}.{field}", str(error))
+        return None
+    dlq_name = _parse_dead_letter_queue(
+        check, obj.get("deadLetterQueue"), f"{path}.deadLetterQueue", queue_name, fifo
+    )
+    if dlq_name is None:
+        return None
+    return Endpoint(name, account, queue_name, dlq_name, fifo, max_receive, is_error_queue)
+
+
+def _parse_dead_letter_queue(
+    check: _Checker, raw: Any, path: str, queue_name: str, fifo: bool
+) -> str | None:
+    if raw is None:
+        try:
+            return dead_letter_queue_name(queue_name)
+        except QueueNameError as error:
+            check.fail(path, f"{error}; give a shorter deadLetterQueue.queueName")
+            return None
+    obj = check.obj(raw, path)
+    if obj is None:
+        return None
+    check.unknown_keys(obj, _DLQ_KEYS, path)
+    dlq_fifo = obj.get("fifo", fifo)
+    if dlq_fifo is not fifo:
+        kind = "FIFO" if fifo else "standard"
+        check.fail(
+            f"{path}.fifo",
+            f"a {kind} queue needs a {kind} dead-letter queue (SQS refuses a mixed redrive); set fifo to {str(fifo).lower()}",
+        )
+        return None
+    explicit = check.string(obj, "queueName", path, required=False)
+    try:
+        if explicit is None:
+            return dead_letter_queue_name(queue_name)
+        return validate_queue_name(explicit, fifo=fifo)
+    except QueueNameError as error:
+        check.fail(f"{path}.queueName", str(error))
+        return None
+
+
+def _parse_endpoints(check: _Checker, raw: Any, account_names: set[str]) -> list[Endpoint]:
+    if raw is None:
+        check.fail("topology.endpoints", "is required: list the endpoints")
+        return []
+    endpoints: list[Endpoint] = []
+    seen: set[str] = set()
+    for i, item in enumerate(check.array(raw, "topology.endpoints")):
+        path = f"topology.endpoints[{i}]"
+        obj = check.obj(item, path)
+        if obj is None:
+            continue
+        endpoint = _parse_queue(check, obj, path, account_names, is_error_queue=False)
+        if endpoint is None:
+            continue
+        if endpoint.name in seen:
+            check.fail(f"{path}.name", f"duplicate endpoint name {endpoint.name!r}")
+            continue
+        seen.add(endpoint.name)
+        endpoints.append(endpoint)
+    return endpoints
+
+
+def _parse_error_queue(check: _Checker, raw: Any, account_names: set[str]) -> Endpoint | None:
+    if raw is None:
+        check.fail("topology.errorQueue", "is required: name the error queue and its account")
+        return None
+    obj = check.obj(raw, "topology.errorQueue")
+    if obj is None:
+        return None
+    return _parse_queue(check, obj, "topology.errorQueue", account_names, is_error_queue=True)
+
+
+def _check_unique_queue_names(
+    check: _Checker,
+    endpoints: list[Endpoint],
+    error_queue: Endpoint | None,
+    accounts: list[Account],
+) -> None:
+    """Two queues with one name in one account and region would be the same queue."""
+    region_of = {a.name: (a.id, a.region) for a in accounts}
+    owners: dict[tuple[str, str, str], str] = {}
+    queues = [*endpoints, *([error_queue] if error_queue else [])]
+    for q in queues:
+        for name in (q.queue_name, q.dead_letter_queue_name):
+            key = (*region_of[q.account], name)
+            if key in owners and owners[key] != q.name:
+                check.fail(
+                    f"topology.endpoints[{q.name}]",
+                    f"queue name {name!r} is also used by {owners[key]!r} in the same account and region; change a name or prefix",
+                )
+            owners[key] = q.name
+
+
+def _parse_routes(
+    check: _Checker, raw: Any, endpoint_names: set[str], known_orgs: set[str]
+) -> list[Route]:
+    routes: list[Route] = []
+    seen: set[Route] = set()
+    for i, item in enumerate(check.array(raw, "topology.routes")):
+        path = f"topology.routes[{i}]"
+        obj = check.obj(item, path)
+        if obj is None:
+            continue
+        check.unknown_keys(obj, _ROUTE_KEYS, path)
+        receiver = check.string(obj, "to", path)
+        sender = check.string(obj, "from", path, required=False)
+        org = check.string(obj, "fromOrganization", path, required=False)
+        if (sender is None) == (org is None):
+            check.fail(
+                path,
+                "give exactly one of 'from' (an endpoint) or 'fromOrganization' (an organization id)",
+            )
+            continue
+        if receiver is not None and receiver not in endpoint_names:
+            check.fail(
+                f"{path}.to",
+                f"unknown endpoint {receiver!r}; declared endpoints: {', '.join(sorted(endpoint_names))}",
+            )
+            continue
+        if sender is not None and sender not in endpoint_names:
+            check.fail(
+                f"{path}.from",
+                f"unknown endpoint {sender!r}; declared endpoints: {', '.join(sorted(endpoint_names))}",
+            )
+            continue
+        if sender is not None and sender == receiver:
+            check.fail(f"{path}.from", "an endpoint needs no route to itself; remove this route")
+            continue
+        if org is not None:
+            if not ORGANIZATION_ID.match(org):
+                check.fail(
+                    f"{path}.fromOrganization",
+                    f"malformed organization id {org!r}; expected 'o-' and 10-32 lowercase letters or digits",
+                )
+                continue
+            if org not in known_orgs:
+                check.fail(
+                    f"{path}.fromOrganization",
+                    f"organization {org!r} is not the organizationId of any declared account",
+                )
+                continue
+        assert receiver is not None
+        route = Route(receiver, sender, org)
+        if route in seen:
+            check.fail(path, "duplicate route; remove one")
+            continue
+        seen.add(route)
+        routes.append(route)
+    return routes
+
+
+def load_topology(path: str | Path) -> Topology:
+    """Read and validate a topology JSON file (the ``topology`` object itself, or a file with a
+    top-level ``topology`` key such as ``cdk.json``'s context)."""
+    source = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise TopologyError(source, [("<file>", f"cannot be read: {error.strerror}")]) from error
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise TopologyError(
+            source,
+            [(f"<line {error.lineno}, column {error.colno}>", f"is not valid JSON: {error.msg}")],
+        ) from error
+    if isinstance(data, Mapping) and "context" in data and isinstance(data["context"], Mapping):
+        data = data["context"].get("topology", data)
+    if isinstance(data, Mapping) and set(data) == {"topology"}:
+        data = data["topology"]
+    return parse_topology(data, source)
+
+
+__all__ = [
+    "MAX_QUEUE_NAME_LENGTH",
+    "Account",
+    "Endpoint",
+    "Route",
+    "Topology",
+    "TopologyError",
+    "load_topology",
+    "parse_topology",
+]

@@ -1,0 +1,137 @@
+"""The topology is validated before any synth, with one message naming file, field and rule."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from stacks.topology import TopologyError, load_topology, parse_topology
+
+
+def problems_of(document: Any) -> list[tuple[str, str]]:
+    with pytest.raises(TopologyError) as caught:
+        parse_topology(document, "topo.json")
+    return caught.value.problems
+
+
+def test_the_example_describes_the_seed_scenario(example_document: dict[str, Any]) -> None:
+    topology = parse_topology(example_document)
+    assert [a.id for a in topology.accounts] == ["111111111111", "222222222222", "333333333333"]
+    sales, billing = topology.endpoint("Sales"), topology.endpoint("Billing")
+    assert topology.cross_account_senders(billing) == ("111111111111",)
+    assert topology.cross_account_senders(sales) == ("222222222222",)
+    assert topology.error_queue.queue_name == "error"
+    assert topology.cross_account_senders(topology.error_queue) == (
+        "111111111111",
+        "222222222222",
+    )
+    assert topology.queue_arn(billing) == "arn:aws:sqs:us-east-1:222222222222:Billing"
+
+
+def test_queue_names_follow_the_nservicebus_rule(document: dict[str, Any]) -> None:
+    document["endpoints"][0].update(name="Samples.Sales", queueNamePrefix="prod-")
+    document["endpoints"][1].update(name="prod-Billing", queueNamePrefix="prod-")
+    document["routes"] = []
+    topology = parse_topology(document)
+    assert topology.endpoint("Samples.Sales").queue_name == "prod-Samples-Sales"
+    assert topology.endpoint("prod-Billing").queue_name == "prod-Billing"
+    assert topology.endpoint("prod-Billing").dead_letter_queue_name == "prod-Billing-dlq"
+
+
+def test_fifo_endpoints_get_fifo_queue_and_dlq_names(document: dict[str, Any]) -> None:
+    document["endpoints"][1]["fifo"] = True
+    billing = parse_topology(document).endpoint("Billing")
+    assert (billing.queue_name, billing.dead_letter_queue_name) == (
+        "Billing.fifo",
+        "Billing-dlq.fifo",
+    )
+
+
+def test_same_account_senders_need_no_policy_grant(document: dict[str, Any]) -> None:
+    document["endpoints"][0]["account"] = "Billing"
+    topology = parse_topology(document)
+    assert topology.cross_account_senders(topology.endpoint("Billing")) == ()
+
+
+@pytest.mark.parametrize(
+    ("change", "path", "rule"),
+    [
+        (lambda d: d["accounts"][0].update(id="11111111111"), "topology.accounts[0].id", "exactly 12 digits"),
+        (lambda d: d["accounts"][0].update(id="11111111111a"), "topology.accounts[0].id", "exactly 12 digits"),
+        (lambda d: d["accounts"][1].update(region="us-east"), "topology.accounts[1].region", "malformed region"),
+        (lambda d: d["accounts"][1].update(region="US-EAST-1"), "topology.accounts[1].region", "malformed region"),
+        (lambda d: d["accounts"][2].update(name="Sales"), "topology.accounts[2].name", "duplicate account name"),
+        (lambda d: d["accounts"][2].update(id="111111111111"), "topology.accounts[2].id", "duplicate account id"),
+        (lambda d: d["accounts"][0].update(organizationId="org-1"), "topology.accounts[0].organizationId", "malformed organization id"),
+        (lambda d: d["endpoints"][0].update(account="Marketing"), "topology.endpoints[0].account", "unknown account 'Marketing'"),
+        (lambda d: d["endpoints"][1].update(name="Sales"), "topology.endpoints[1].name", "duplicate endpoint name"),
+        (lambda d: d["endpoints"][0].update(name="S" * 64, queueNamePrefix="p" * 17), "topology.endpoints[0].name", "at most 80"),
+        (lambda d: d["endpoints"][0].update(queueName="sales queue"), "topology.endpoints[0].queueName", "characters SQS refuses"),
+        (lambda d: d["endpoints"][0].update(queueName="s" * 81), "topology.endpoints[0].queueName", "at most 80"),
+        (lambda d: d["endpoints"][0].update(fifo=True, deadLetterQueue={"fifo": False}), "topology.endpoints[0].deadLetterQueue.fifo", "needs a FIFO dead-letter queue"),
+        (lambda d: d["endpoints"][0].update(deadLetterQueue={"fifo": True}), "topology.endpoints[0].deadLetterQueue.fifo", "needs a standard dead-letter queue"),
+        (lambda d: d["endpoints"][0].update(maxReceiveCount=0), "topology.endpoints[0].maxReceiveCount", "from 1 to 1000"),
+        (lambda d: d["endpoints"][0].update(fifo="yes"), "topology.endpoints[0].fifo", "true or false"),
+        (lambda d: d["endpoints"][0].update(colour="red"), "topology.endpoints[0].colour", "unknown field"),
+        (lambda d: d["routes"].append({"from": "Sales", "to": "Shipping"}), "topology.routes[2].to", "unknown endpoint 'Shipping'"),
+        (lambda d: d["routes"].append({"from": "Ghost", "to": "Billing"}), "topology.routes[2].from", "unknown endpoint 'Ghost'"),
+        (lambda d: d["routes"].append({"from": "Sales", "to": "Billing"}), "topology.routes[2]", "duplicate route"),
+        (lambda d: d["routes"].append({"to": "Billing"}), "topology.routes[2]", "exactly one of 'from'"),
+        (lambda d: d["routes"].append({"fromOrganization": "o-abcdefghij", "to": "Billing"}), "topology.routes[2].fromOrganization", "not the organizationId of any declared account"),
+        (lambda d: d["errorQueue"].update(account="Nowhere"), "topology.errorQueue.account", "unknown account"),
+        (lambda d: d["errorQueue"].update(name="Sales"), "topology.errorQueue.name", "duplicate name"),
+        (lambda d: d.pop("errorQueue"), "topology.errorQueue", "is required"),
+        (lambda d: d.pop("accounts"), "topology.accounts", "is required"),
+    ],
+)
+def test_bad_topology_names_the_field_and_the_rule(
+    document: dict[str, Any], change: Any, path: str, rule: str
+) -> None:
+    change(document)
+    with pytest.raises(TopologyError) as caught:
+        parse_topology(document, "topo.json")
+    message = str(caught.value)
+    assert f"topo.json: {path}: " in message
+    assert rule in message
+
+
+def test_every_problem_is_reported_at_once(document: dict[str, Any]) -> None:
+    document["accounts"][0]["id"] = "1"
+    document["accounts"][1]["region"] = "moon"
+    paths = [path for path, _ in problems_of(document)]
+    assert "topology.accounts[0].id" in paths
+    assert "topology.accounts[1].region" in paths
+
+
+def test_two_queues_with_one_name_in_one_account_are_refused(document: dict[str, Any]) -> None:
+    document["endpoints"].append({"name": "Shipping", "account": "Billing", "queueName": "Billing"})
+    assert any("also used by" in rule for _, rule in problems_of(document))
+
+
+def test_organization_routes_grant_the_organization(document: dict[str, Any]) -> None:
+    document["accounts"][0]["organizationId"] = "o-a1b2c3d4e5"
+    document["routes"].append({"fromOrganization": "o-a1b2c3d4e5", "to": "Billing"})
+    topology = parse_topology(document)
+    assert topology.sender_organizations(topology.endpoint("Billing")) == ("o-a1b2c3d4e5",)
+
+
+def test_a_file_is_read_whole_or_from_cdk_json_context(
+    tmp_path: Path, example_document: dict[str, Any]
+) -> None:
+    plain = tmp_path / "topology.json"
+    plain.write_text(json.dumps(example_document))
+    wrapped = tmp_path / "cdk.json"
+    wrapped.write_text(json.dumps({"app": "x", "context": {"topology": example_document}}))
+    assert load_topology(plain).accounts == load_topology(wrapped).accounts
+
+
+def test_unreadable_or_malformed_files_name_the_file(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"accounts": [')
+    with pytest.raises(TopologyError, match=r"broken\.json: <line 1, column 15>: is not valid JSON"):
+        load_topology(broken)
+    with pytest.raises(TopologyError, match=r"missing\.json: <file>: cannot be read"):
+        load_topology(tmp_path / "missing.json")
