@@ -4,18 +4,15 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
-os.environ.setdefault(
-    "JSII_RUNTIME_PACKAGE_CACHE_ROOT", str(Path(__file__).resolve().parent.parent / ".cache" / "jsii")
-)
-os.environ.setdefault("CDK_DISABLE_CLI_TELEMETRY", "true")
+from local_aws.moto_server import MotoServer
+from stacks import gates
+from stacks.app_builder import topology_from_context
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -36,9 +33,6 @@ def document(example_document: dict[str, Any]) -> dict[str, Any]:
 @pytest.fixture(scope="session")
 def example_assembly(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The example synthesized once per run, with cdk-nag attached (synth fails on a finding)."""
-    from stacks import gates
-    from stacks.app_builder import topology_from_context
-
     outdir = tmp_path_factory.mktemp("example") / "cdk.out"
     return gates.synth(topology_from_context(None), outdir)
 
@@ -46,7 +40,5 @@ def example_assembly(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def moto_endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """moto in server mode on 127.0.0.1 for the whole run; stopped at the end."""
-    from local_aws.moto_server import MotoServer
-
     with MotoServer(tmp_path_factory.mktemp("moto") / "moto.log") as server:
         yield server.endpoint_url

@@ -59,30 +59,126 @@ def test_same_account_senders_need_no_policy_grant(document: dict[str, Any]) -> 
 @pytest.mark.parametrize(
     ("change", "path", "rule"),
     [
-        (lambda d: d["accounts"][0].update(id="11111111111"), "topology.accounts[0].id", "exactly 12 digits"),
-        (lambda d: d["accounts"][0].update(id="11111111111a"), "topology.accounts[0].id", "exactly 12 digits"),
-        (lambda d: d["accounts"][1].update(region="us-east"), "topology.accounts[1].region", "malformed region"),
-        (lambda d: d["accounts"][1].update(region="US-EAST-1"), "topology.accounts[1].region", "malformed region"),
-        (lambda d: d["accounts"][2].update(name="Sales"), "topology.accounts[2].name", "duplicate account name"),
-        (lambda d: d["accounts"][2].update(id="111111111111"), "topology.accounts[2].id", "duplicate account id"),
-        (lambda d: d["accounts"][0].update(organizationId="org-1"), "topology.accounts[0].organizationId", "malformed organization id"),
-        (lambda d: d["endpoints"][0].update(account="Marketing"), "topology.endpoints[0].account", "unknown account 'Marketing'"),
-        (lambda d: d["endpoints"][1].update(name="Sales"), "topology.endpoints[1].name", "duplicate endpoint name"),
-        (lambda d: d["endpoints"][0].update(name="S" * 64, queueNamePrefix="p" * 17), "topology.endpoints[0].name", "at most 80"),
-        (lambda d: d["endpoints"][0].update(queueName="sales queue"), "topology.endpoints[0].queueName", "characters SQS refuses"),
-        (lambda d: d["endpoints"][0].update(queueName="s" * 81), "topology.endpoints[0].queueName", "at most 80"),
-        (lambda d: d["endpoints"][0].update(fifo=True, deadLetterQueue={"fifo": False}), "topology.endpoints[0].deadLetterQueue.fifo", "needs a FIFO dead-letter queue"),
-        (lambda d: d["endpoints"][0].update(deadLetterQueue={"fifo": True}), "topology.endpoints[0].deadLetterQueue.fifo", "needs a standard dead-letter queue"),
-        (lambda d: d["endpoints"][0].update(maxReceiveCount=0), "topology.endpoints[0].maxReceiveCount", "from 1 to 1000"),
-        (lambda d: d["endpoints"][0].update(fifo="yes"), "topology.endpoints[0].fifo", "true or false"),
-        (lambda d: d["endpoints"][0].update(colour="red"), "topology.endpoints[0].colour", "unknown field"),
-        (lambda d: d["routes"].append({"from": "Sales", "to": "Shipping"}), "topology.routes[2].to", "unknown endpoint 'Shipping'"),
-        (lambda d: d["routes"].append({"from": "Ghost", "to": "Billing"}), "topology.routes[2].from", "unknown endpoint 'Ghost'"),
-        (lambda d: d["routes"].append({"from": "Sales", "to": "Billing"}), "topology.routes[2]", "duplicate route"),
-        (lambda d: d["routes"].append({"to": "Billing"}), "topology.routes[2]", "exactly one of 'from'"),
-        (lambda d: d["routes"].append({"fromOrganization": "o-abcdefghij", "to": "Billing"}), "topology.routes[2].fromOrganization", "not the organizationId of any declared account"),
-        (lambda d: d["errorQueue"].update(account="Nowhere"), "topology.errorQueue.account", "unknown account"),
-        (lambda d: d["errorQueue"].update(name="Sales"), "topology.errorQueue.name", "duplicate name"),
+        (
+            lambda d: d["accounts"][0].update(id="11111111111"),
+            "topology.accounts[0].id",
+            "exactly 12 digits",
+        ),
+        (
+            lambda d: d["accounts"][0].update(id="11111111111a"),
+            "topology.accounts[0].id",
+            "exactly 12 digits",
+        ),
+        (
+            lambda d: d["accounts"][1].update(region="us-east"),
+            "topology.accounts[1].region",
+            "malformed region",
+        ),
+        (
+            lambda d: d["accounts"][1].update(region="US-EAST-1"),
+            "topology.accounts[1].region",
+            "malformed region",
+        ),
+        (
+            lambda d: d["accounts"][2].update(name="Sales"),
+            "topology.accounts[2].name",
+            "duplicate account name",
+        ),
+        (
+            lambda d: d["accounts"][2].update(id="111111111111"),
+            "topology.accounts[2].id",
+            "duplicate account id",
+        ),
+        (
+            lambda d: d["accounts"][0].update(organizationId="org-1"),
+            "topology.accounts[0].organizationId",
+            "malformed organization id",
+        ),
+        (
+            lambda d: d["endpoints"][0].update(account="Marketing"),
+            "topology.endpoints[0].account",
+            "unknown account 'Marketing'",
+        ),
+        (
+            lambda d: d["endpoints"][1].update(name="Sales"),
+            "topology.endpoints[1].name",
+            "duplicate endpoint name",
+        ),
+        (
+            lambda d: d["endpoints"][0].update(name="S" * 64, queueNamePrefix="p" * 17),
+            "topology.endpoints[0].name",
+            "at most 80",
+        ),
+        (
+            lambda d: d["endpoints"][0].update(queueName="sales queue"),
+            "topology.endpoints[0].queueName",
+            "characters SQS refuses",
+        ),
+        (
+            lambda d: d["endpoints"][0].update(queueName="s" * 81),
+            "topology.endpoints[0].queueName",
+            "at most 80",
+        ),
+        (
+            lambda d: d["endpoints"][0].update(fifo=True, deadLetterQueue={"fifo": False}),
+            "topology.endpoints[0].deadLetterQueue.fifo",
+            "needs a FIFO dead-letter queue",
+        ),
+        (
+            lambda d: d["endpoints"][0].update(deadLetterQueue={"fifo": True}),
+            "topology.endpoints[0].deadLetterQueue.fifo",
+            "needs a standard dead-letter queue",
+        ),
+        (
+            lambda d: d["endpoints"][0].update(maxReceiveCount=0),
+            "topology.endpoints[0].maxReceiveCount",
+            "from 1 to 1000",
+        ),
+        (
+            lambda d: d["endpoints"][0].update(fifo="yes"),
+            "topology.endpoints[0].fifo",
+            "true or false",
+        ),
+        (
+            lambda d: d["endpoints"][0].update(colour="red"),
+            "topology.endpoints[0].colour",
+            "unknown field",
+        ),
+        (
+            lambda d: d["routes"].append({"from": "Sales", "to": "Shipping"}),
+            "topology.routes[2].to",
+            "unknown endpoint 'Shipping'",
+        ),
+        (
+            lambda d: d["routes"].append({"from": "Ghost", "to": "Billing"}),
+            "topology.routes[2].from",
+            "unknown endpoint 'Ghost'",
+        ),
+        (
+            lambda d: d["routes"].append({"from": "Sales", "to": "Billing"}),
+            "topology.routes[2]",
+            "duplicate route",
+        ),
+        (
+            lambda d: d["routes"].append({"to": "Billing"}),
+            "topology.routes[2]",
+            "exactly one of 'from'",
+        ),
+        (
+            lambda d: d["routes"].append({"fromOrganization": "o-abcdefghij", "to": "Billing"}),
+            "topology.routes[2].fromOrganization",
+            "not the organizationId of any declared account",
+        ),
+        (
+            lambda d: d["errorQueue"].update(account="Nowhere"),
+            "topology.errorQueue.account",
+            "unknown account",
+        ),
+        (
+            lambda d: d["errorQueue"].update(name="Sales"),
+            "topology.errorQueue.name",
+            "duplicate name",
+        ),
         (lambda d: d.pop("errorQueue"), "topology.errorQueue", "is required"),
         (lambda d: d.pop("accounts"), "topology.accounts", "is required"),
     ],
@@ -131,7 +227,9 @@ def test_a_file_is_read_whole_or_from_cdk_json_context(
 def test_unreadable_or_malformed_files_name_the_file(tmp_path: Path) -> None:
     broken = tmp_path / "broken.json"
     broken.write_text('{"accounts": [')
-    with pytest.raises(TopologyError, match=r"broken\.json: <line 1, column 15>: is not valid JSON"):
+    with pytest.raises(
+        TopologyError, match=r"broken\.json: <line 1, column 15>: is not valid JSON"
+    ):
         load_topology(broken)
     with pytest.raises(TopologyError, match=r"missing\.json: <file>: cannot be read"):
         load_topology(tmp_path / "missing.json")

@@ -1,0 +1,315 @@
+"""EndpointQueue: every property and policy statement, read from the synthesized template."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from aws_cdk import App, Duration, Environment, RemovalPolicy, Stack
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
+from aws_cdk.assertions import Template
+
+from constructs_lib import EndpointQueue, EndpointQueueEncryption, QueueNameError
+
+SALES = "111111111111"
+BILLING = "222222222222"
+ORG = "o-a1b2c3d4e5"
+
+
+def synth(build: Callable[[Stack], object]) -> Template:
+    stack = Stack(App(), "Test", env=Environment(account=BILLING, region="us-east-1"))
+    build(stack)
+    return Template.from_stack(stack)
+
+
+def resources(template: Template, kind: str) -> dict[str, Any]:
+    return dict(template.find_resources(kind))
+
+
+def queue_named(template: Template, name: str) -> dict[str, Any]:
+    matches = [
+        r
+        for r in resources(template, "AWS::SQS::Queue").values()
+        if r["Properties"]["QueueName"] == name
+    ]
+    assert len(matches) == 1, name
+    return dict(matches[0])
+
+
+def statements(template: Template, kind: str, document_key: str) -> list[dict[str, Any]]:
+    result: list[dict[str, Any]] = []
+    for resource in resources(template, kind).values():
+        result.extend(resource["Properties"][document_key]["Statement"])
+    return result
+
+
+@pytest.fixture(scope="module")
+def billing() -> Template:
+    return synth(
+        lambda s: EndpointQueue(
+            s,
+            "Billing",
+            endpoint_name="Billing",
+            sender_accounts=[SALES],
+            sender_organization_ids=[ORG],
+            max_receive_count=7,
+        )
+    )
+
+
+def test_queue_and_dlq_are_named_by_the_nservicebus_rule(billing: Template) -> None:
+    queue_named(billing, "Billing")
+    queue_named(billing, "Billing-dlq")
+
+
+def test_the_queue_redrives_to_its_dlq_after_max_receive_count(billing: Template) -> None:
+    redrive = queue_named(billing, "Billing")["Properties"]["RedrivePolicy"]
+    assert redrive["maxReceiveCount"] == 7
+    dlq_id = next(
+        k
+        for k, v in resources(billing, "AWS::SQS::Queue").items()
+        if v["Properties"]["QueueName"] == "Billing-dlq"
+    )
+    assert redrive["deadLetterTargetArn"] == {"Fn::GetAtt": [dlq_id, "Arn"]}
+
+
+def test_the_dlq_accepts_redrive_only_from_its_queue(billing: Template) -> None:
+    policy = queue_named(billing, "Billing-dlq")["Properties"]["RedriveAllowPolicy"]
+    assert policy["redrivePermission"] == "byQueue"
+    assert policy["sourceQueueArns"] == [
+        {"Fn::Join": ["", ["arn:", {"Ref": "AWS::Partition"}, f":sqs:us-east-1:{BILLING}:Billing"]]}
+    ]
+
+
+def test_both_queues_use_one_customer_managed_key_with_rotation(billing: Template) -> None:
+    keys = resources(billing, "AWS::KMS::Key")
+    assert len(keys) == 1
+    ((key_id, key),) = keys.items()
+    assert key["Properties"]["EnableKeyRotation"] is True
+    assert key["DeletionPolicy"] == "Retain"
+    for name in ("Billing", "Billing-dlq"):
+        assert queue_named(billing, name)["Properties"]["KmsMasterKeyId"] == {
+            "Fn::GetAtt": [key_id, "Arn"]
+        }
+
+
+def test_retention_defaults_are_explicit_and_queues_are_retained(billing: Template) -> None:
+    assert queue_named(billing, "Billing")["Properties"]["MessageRetentionPeriod"] == 4 * 86400
+    assert queue_named(billing, "Billing-dlq")["Properties"]["MessageRetentionPeriod"] == 14 * 86400
+    for name in ("Billing", "Billing-dlq"):
+        assert queue_named(billing, name)["DeletionPolicy"] == "Retain"
+
+
+def test_the_queue_policy_grants_the_declared_account_exactly_send(billing: Template) -> None:
+    grants = [
+        s
+        for s in statements(billing, "AWS::SQS::QueuePolicy", "PolicyDocument")
+        if s["Effect"] == "Allow"
+    ]
+    by_account = [s for s in grants if "Condition" not in s]
+    assert len(by_account) == 1
+    assert by_account[0]["Principal"] == {
+        "AWS": {"Fn::Join": ["", ["arn:", {"Ref": "AWS::Partition"}, f":iam::{SALES}:root"]]}
+    }
+    assert sorted(by_account[0]["Action"]) == [
+        "sqs:GetQueueAttributes",
+        "sqs:GetQueueUrl",
+        "sqs:SendMessage",
+    ]
+
+
+def test_the_queue_policy_grants_the_organization_with_principal_org_id(billing: Template) -> None:
+    grants = [
+        s
+        for s in statements(billing, "AWS::SQS::QueuePolicy", "PolicyDocument")
+        if s["Effect"] == "Allow"
+    ]
+    by_org = [s for s in grants if "Condition" in s]
+    assert len(by_org) == 1
+    assert by_org[0]["Principal"] == {"AWS": "*"}
+    assert by_org[0]["Condition"] == {"StringEquals": {"aws:PrincipalOrgID": ORG}}
+    assert sorted(by_org[0]["Action"]) == [
+        "sqs:GetQueueAttributes",
+        "sqs:GetQueueUrl",
+        "sqs:SendMessage",
+    ]
+
+
+def test_every_queue_denies_requests_without_tls(billing: Template) -> None:
+    policies = resources(billing, "AWS::SQS::QueuePolicy")
+    assert len(policies) == 2
+    for policy in policies.values():
+        document = policy["Properties"]["PolicyDocument"]["Statement"]
+        (deny,) = [s for s in document if s["Effect"] == "Deny"]
+        assert deny["Action"] == "sqs:*"
+        assert deny["Principal"] == {"AWS": "*"}
+        assert deny["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
+
+
+def test_the_dlq_grants_nobody(billing: Template) -> None:
+    dlq_id = next(
+        k
+        for k, v in resources(billing, "AWS::SQS::Queue").items()
+        if v["Properties"]["QueueName"] == "Billing-dlq"
+    )
+    for policy in resources(billing, "AWS::SQS::QueuePolicy").values():
+        if policy["Properties"]["Queues"] == [{"Ref": dlq_id}]:
+            effects = {s["Effect"] for s in policy["Properties"]["PolicyDocument"]["Statement"]}
+            assert effects == {"Deny"}
+
+
+def test_senders_may_use_the_key_only_through_sqs(billing: Template) -> None:
+    key_statements = statements(billing, "AWS::KMS::Key", "KeyPolicy")
+    sender_statements = [
+        s for s in key_statements if s.get("Sid", "").startswith("AllowSendersThroughSqs")
+    ]
+    assert len(sender_statements) == 2
+    via_sqs = {"Fn::Join": ["", ["sqs.", {"Ref": "AWS::Region"}, ".", {"Ref": "AWS::URLSuffix"}]]}
+    for statement in sender_statements:
+        assert sorted(statement["Action"]) == ["kms:Decrypt", "kms:GenerateDataKey"]
+        assert statement["Condition"]["StringEquals"]["kms:ViaService"] == via_sqs
+    org_statement = next(s for s in sender_statements if s["Principal"] == {"AWS": "*"})
+    assert org_statement["Condition"]["StringEquals"]["aws:PrincipalOrgID"] == ORG
+
+
+def test_a_queue_without_senders_has_no_grant() -> None:
+    template = synth(lambda s: EndpointQueue(s, "Q", endpoint_name="Lonely"))
+    grants = [
+        s
+        for s in statements(template, "AWS::SQS::QueuePolicy", "PolicyDocument")
+        if s["Effect"] == "Allow"
+    ]
+    assert grants == []
+    assert not [s for s in statements(template, "AWS::KMS::Key", "KeyPolicy") if "Sid" in s]
+
+
+def test_fifo_endpoints_get_fifo_queue_and_dlq() -> None:
+    template = synth(
+        lambda s: EndpointQueue(
+            s, "Q", endpoint_name="Orders", fifo=True, content_based_deduplication=True
+        )
+    )
+    queue = queue_named(template, "Orders.fifo")["Properties"]
+    assert queue["FifoQueue"] is True
+    assert queue["ContentBasedDeduplication"] is True
+    assert queue_named(template, "Orders-dlq.fifo")["Properties"]["FifoQueue"] is True
+
+
+def test_the_prefix_is_applied_once() -> None:
+    template = synth(
+        lambda s: EndpointQueue(s, "Q", endpoint_name="prod-Sales", queue_name_prefix="prod-")
+    )
+    queue_named(template, "prod-Sales")
+
+
+def test_sse_sqs_is_an_explicit_option_and_creates_no_key() -> None:
+    template = synth(
+        lambda s: EndpointQueue(
+            s, "Q", endpoint_name="Plain", encryption=EndpointQueueEncryption.SQS_MANAGED
+        )
+    )
+    assert resources(template, "AWS::KMS::Key") == {}
+    assert queue_named(template, "Plain")["Properties"]["SqsManagedSseEnabled"] is True
+
+
+def test_a_given_key_is_used_instead_of_a_new_one() -> None:
+    def build(stack: Stack) -> None:
+        key = kms.Key(stack, "Shared", enable_key_rotation=True)
+        EndpointQueue(stack, "Q", endpoint_name="A", encryption_key=key, sender_accounts=[SALES])
+
+    template = synth(build)
+    assert len(resources(template, "AWS::KMS::Key")) == 1
+
+
+def test_props_tune_retention_visibility_and_removal() -> None:
+    template = synth(
+        lambda s: EndpointQueue(
+            s,
+            "Q",
+            endpoint_name="Tuned",
+            retention_period=Duration.days(7),
+            dead_letter_retention_period=Duration.days(10),
+            visibility_timeout=Duration.minutes(2),
+            removal_policy=RemovalPolicy.DESTROY,
+        )
+    )
+    queue = queue_named(template, "Tuned")
+    assert queue["Properties"]["MessageRetentionPeriod"] == 7 * 86400
+    assert queue["Properties"]["VisibilityTimeout"] == 120
+    assert queue["DeletionPolicy"] == "Delete"
+    assert queue_named(template, "Tuned-dlq")["Properties"]["MessageRetentionPeriod"] == 10 * 86400
+
+
+def test_grants_follow_aws_sqs_queue() -> None:
+    def build(stack: Stack) -> None:
+        queue = EndpointQueue(stack, "Q", endpoint_name="Granted")
+        role = iam.Role(stack, "Consumer", assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"))
+        queue.grant_consume_messages(role)
+        queue.grant_send_messages(role)
+
+    template = synth(build)
+    (policy,) = resources(template, "AWS::IAM::Policy").values()
+    actions = {a for s in policy["Properties"]["PolicyDocument"]["Statement"] for a in s["Action"]}
+    assert {"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:SendMessage", "kms:Decrypt"} <= actions
+
+
+def test_senders_added_later_extend_the_policy_once() -> None:
+    def build(stack: Stack) -> None:
+        queue = EndpointQueue(stack, "Q", endpoint_name="Growing", sender_accounts=[SALES])
+        queue.add_sender_accounts(SALES, "333333333333")
+        assert queue.sender_accounts == (SALES, "333333333333")
+
+    template = synth(build)
+    principals = [
+        s["Principal"]["AWS"]
+        for s in statements(template, "AWS::SQS::QueuePolicy", "PolicyDocument")
+        if s["Effect"] == "Allow"
+    ]
+    assert len(principals) == 2
+
+
+@pytest.mark.parametrize(
+    ("props", "message"),
+    [
+        ({"max_receive_count": 0}, "max_receive_count: must be a whole number from 1 to 1000"),
+        ({"sender_accounts": ["1234"]}, "sender_accounts: account ids are exactly 12 digits"),
+        (
+            {"sender_organization_ids": ["org"]},
+            "sender_organization_ids: organization ids look like",
+        ),
+        ({"content_based_deduplication": True}, "content_based_deduplication: only FIFO queues"),
+        ({"queue_name": "has space"}, "characters SQS refuses"),
+        ({"queue_name": "x" * 81}, "at most 80"),
+        ({"fifo": True, "queue_name": "NoSuffix"}, "must end with '.fifo'"),
+    ],
+)
+def test_bad_props_fail_naming_the_prop(props: dict[str, Any], message: str) -> None:
+    stack = Stack(App(), "Bad")
+    with pytest.raises(ValueError, match=message.replace("(", r"\(")):
+        EndpointQueue(stack, "Q", endpoint_name="Bad", **props)
+
+
+def test_the_aws_managed_sqs_key_is_refused() -> None:
+    stack = Stack(App(), "Bad")
+    key = kms.Alias.from_alias_name(stack, "AwsSqs", "alias/aws/sqs")
+    with pytest.raises(ValueError, match="alias/aws/sqs cannot be used"):
+        EndpointQueue(stack, "Q", endpoint_name="Bad", encryption_key=key)
+
+
+def test_sse_sqs_with_a_key_is_refused() -> None:
+    stack = Stack(App(), "Bad")
+    key = kms.Key(stack, "K", enable_key_rotation=True)
+    with pytest.raises(ValueError, match="encryption_key: SSE-SQS"):
+        EndpointQueue(
+            stack,
+            "Q",
+            endpoint_name="Bad",
+            encryption=EndpointQueueEncryption.SQS_MANAGED,
+            encryption_key=key,
+        )
+
+
+def test_queue_name_errors_are_value_errors() -> None:
+    assert issubclass(QueueNameError, ValueError)

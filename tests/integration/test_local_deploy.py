@@ -1,0 +1,87 @@
+"""The real CDK CLI bootstraps and deploys every account's stack to moto in server mode."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from local_aws.cdk_cli import CDK_BIN
+from local_aws.deployment import deploy_all
+from local_aws.inventory import AccountInventory, read_inventory
+from stacks.app_builder import topology_from_context
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = [pytest.mark.moto, pytest.mark.synth]
+
+
+@pytest.fixture(scope="module")
+def deployed(example_assembly: Path, moto_endpoint: str) -> dict[str, AccountInventory]:
+    topology = topology_from_context(None)
+    credentials = deploy_all(topology, example_assembly, moto_endpoint)
+    return {name: read_inventory(c, moto_endpoint) for name, c in credentials.items()}
+
+
+def test_every_account_has_its_stack_and_nothing_else(
+    deployed: dict[str, AccountInventory],
+) -> None:
+    assert {name: inv.stacks for name, inv in deployed.items()} == {
+        "Sales": {"CDKToolkit": "CREATE_COMPLETE", "Messaging-Sales": "CREATE_COMPLETE"},
+        "Billing": {"CDKToolkit": "CREATE_COMPLETE", "Messaging-Billing": "CREATE_COMPLETE"},
+        "Ops": {"CDKToolkit": "CREATE_COMPLETE", "Messaging-Ops": "CREATE_COMPLETE"},
+    }
+
+
+@pytest.mark.parametrize(
+    ("account", "account_id", "queue"),
+    [
+        ("Sales", "111111111111", "Sales"),
+        ("Billing", "222222222222", "Billing"),
+        ("Ops", "333333333333", "error"),
+    ],
+)
+def test_each_queue_and_dlq_exists_in_its_account_with_its_key(
+    deployed: dict[str, AccountInventory], account: str, account_id: str, queue: str
+) -> None:
+    inventory = deployed[account]
+    arn = f"arn:aws:sqs:us-east-1:{account_id}:{queue}"
+    assert inventory.queue_arns == {arn, f"{arn}-dlq"}
+    main = next(q for q in inventory.queues if q.arn == arn)
+    dlq = next(q for q in inventory.queues if q.arn == f"{arn}-dlq")
+    assert main.dead_letter_target == dlq.arn
+    assert main.max_receive_count == 5
+    assert len(inventory.key_ids) == 1
+    (key_id,) = inventory.key_ids
+    expected_key = f"arn:aws:kms:us-east-1:{account_id}:key/{key_id}"
+    assert main.kms_key == dlq.kms_key == expected_key
+
+
+def test_the_cdk_cli_takes_a_topology_file_from_context(
+    tmp_path: Path, document: dict[str, Any]
+) -> None:
+    document["accounts"][0]["region"] = "mars-1"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(document))
+    env = {**os.environ, "CDK_DISABLE_CLI_TELEMETRY": "true"}
+    result = subprocess.run(
+        [
+            str(CDK_BIN),
+            "synth",
+            "-c",
+            f"topology={bad}",
+            "-o",
+            str(tmp_path / "out"),
+            "--no-notices",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode != 0
+    assert f"{bad}: topology.accounts[0].region: malformed region 'mars-1'" in result.stderr
