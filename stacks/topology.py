@@ -225,8 +225,11 @@ def parse_topology(data: Any, source: str = "<topology>") -> Topology:
     _check_unique_queue_names(check, endpoints, error_queue, accounts)
     known_orgs = {a.organization_id for a in accounts if a.organization_id}
     routes = _parse_routes(check, root.get("routes", []), set(names), known_orgs)
-    if "topics" in root:
-        check.array(root["topics"], "topology.topics")
+    if check.array(root.get("topics", []), "topology.topics"):
+        check.fail(
+            "topology.topics",
+            "topics are not supported by this version of the package; leave the list empty",
+        )
     if check.problems or error_queue is None:
         if error_queue is None and not check.problems:
             check.fail("topology.errorQueue", "is required")

@@ -233,3 +233,11 @@ def test_unreadable_or_malformed_files_name_the_file(tmp_path: Path) -> None:
         load_topology(broken)
     with pytest.raises(TopologyError, match=r"missing\.json: <file>: cannot be read"):
         load_topology(tmp_path / "missing.json")
+
+
+def test_topics_are_refused_until_they_are_supported(document: dict[str, Any]) -> None:
+    document["topics"] = [{"name": "OrderBilled"}]
+    assert (
+        "topology.topics",
+        "topics are not supported by this version of the package; leave the list empty",
+    ) in problems_of(document)
