@@ -27,8 +27,13 @@ PY_STAMP="$(stamp_of requirements.txt requirements-dev.txt pyproject.toml)"
 if [ ! -x .venv/bin/python ] || [ "$(cat .venv/.stamp 2>/dev/null)" != "$PY_STAMP" ]; then
   echo "setup: installing Python dependencies into .venv" >&2
   [ -x .venv/bin/python ] || "$(find_python)" -m venv .venv
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
+  pip_install() {
+    # This machine's pip configuration names local mirrors that may be absent: drop that noise.
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check "$@" \
+      2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
+  }
+  pip_install -r requirements-dev.txt
+  pip_install --no-deps -e .
   echo "$PY_STAMP" > .venv/.stamp
 fi
 
