@@ -238,3 +238,12 @@ def test_substitute_refuses_an_entry_naming_the_arn_header_itself() -> None:
 def test_substitute_refuses_a_malformed_arn_header() -> None:
     with pytest.raises(ArnHeaderError, match="position 0"):
         substitute_incoming({ARN_HEADER: "no separator"})
+
+
+def test_stamp_matches_by_value_so_any_header_equal_to_the_address_is_stamped() -> None:
+    headers = {REPLY_TO: "Sender", "NServiceBus.OriginatingEndpoint": "Sender"}
+    stamped = stamp_outgoing(headers, "Sender", SENDER_ARN)
+    assert decode(stamped[ARN_HEADER]) == {
+        REPLY_TO: SENDER_ARN,
+        "NServiceBus.OriginatingEndpoint": SENDER_ARN,
+    }
