@@ -1,0 +1,107 @@
+"""Command line: ``python -m runtime.delivery_report --input PATH... --output DIR``.
+
+Exit codes: 0 done; 1 records went missing between stages (read != parsed + rejected);
+2 bad command line or input (missing path, unknown layout); 3 Spark could not read the input
+(a corrupt ``.gz`` file, an unreachable bucket). The reason is printed on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from py4j.protocol import Py4JJavaError  # type: ignore[import-untyped]
+from pyspark.errors import PySparkException
+
+from runtime.delivery_report.detect import LAYOUT_CHOICES
+from runtime.delivery_report.errors import AccountingError, InputError
+from runtime.delivery_report.inputs import check_local_inputs
+from runtime.delivery_report.job import JobConfig, build_session, print_timings, run
+
+PROG = "delivery_report"
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Failed, retried and lost SNS deliveries from delivery-status logs.",
+    )
+    parser.add_argument(
+        "--input",
+        required=True,
+        nargs="+",
+        action="extend",
+        metavar="PATH",
+        help="files or directories, local or s3://; may be repeated",
+    )
+    parser.add_argument(
+        "--output", required=True, metavar="DIR", help="output directory (local or s3://)"
+    )
+    parser.add_argument(
+        "--layout",
+        default="auto",
+        choices=LAYOUT_CHOICES,
+        help="how the logs were written; auto detects it per file",
+    )
+    parser.add_argument("--master", help="Spark master, e.g. local[*] (default: spark-submit's)")
+    parser.add_argument("--driver-memory", help="driver memory when the JVM starts here, e.g. 4g")
+    parser.add_argument(
+        "--s3-scheme",
+        default="s3a",
+        choices=("s3a", "s3"),
+        help="Hadoop scheme for s3:// inputs: s3a (open-source Hadoop) or s3 (EMRFS on EMR)",
+    )
+    parser.add_argument(
+        "--no-records",
+        action="store_true",
+        help="skip writing the normalized records (summary and report only)",
+    )
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    try:
+        check_local_inputs(args.input)
+    except InputError as error:
+        print(f"{PROG}: error: {error}", file=sys.stderr)
+        return 2
+    spark = build_session(args.master, args.driver_memory, app_name=PROG)
+    config = JobConfig(
+        inputs=tuple(args.input),
+        output=args.output,
+        layout=args.layout,
+        s3_scheme=args.s3_scheme,
+        write_records=not args.no_records,
+    )
+    try:
+        result = run(spark, config)
+    except InputError as error:
+        print(f"{PROG}: error: {error}", file=sys.stderr)
+        return 2
+    except AccountingError as error:
+        print(f"{PROG}: error: {error}", file=sys.stderr)
+        return 1
+    except (Py4JJavaError, PySparkException) as error:
+        first_line = (
+            str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        )
+        print(f"{PROG}: error: Spark could not read the input: {first_line}", file=sys.stderr)
+        return 3
+    finally:
+        spark.stop()
+    accounting = result.summary["accounting"]
+    print(
+        json.dumps(
+            {
+                "output": args.output,
+                "records_read": accounting["records_read"],
+                "records_parsed": accounting["records_parsed"],
+                "records_rejected": accounting["records_rejected"],
+            },
+        ),
+    )
+    print_timings(result)
+    return 0

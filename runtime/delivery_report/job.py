@@ -1,0 +1,143 @@
+"""The job: inputs -> normalized Parquet, summary JSON, HTML report, accounting check.
+
+One pass over the input: the classified units are cached once (parsing is the expensive part)
+and everything else -- the Parquet write, the aggregates -- reads the cache. Records read are
+counted with an ``Observation`` on the readers' output, inside that same pass, so the check
+``read == parsed + rejected`` compares counts taken at two different points of the plan.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyspark.sql import Observation, SparkSession
+from pyspark.sql import functions as sf
+
+from runtime.delivery_report.detect import Layout
+from runtime.delivery_report.errors import AccountingError
+from runtime.delivery_report.inputs import list_input_files
+from runtime.delivery_report.layouts import units_for_files
+from runtime.delivery_report.normalize import classify_units, parsed_records, rejected_units
+from runtime.delivery_report.report import render_report
+from runtime.delivery_report.summary import build_summary, collect_aggregates
+
+SUMMARY_FILE = "summary.json"
+REPORT_FILE = "report.html"
+RECORDS_DIR = "records"
+REJECTED_DIR = "rejected"
+LOCAL_SHUFFLE_PARTITIONS = 8
+
+
+@dataclass(frozen=True)
+class JobConfig:
+    """What to read, where to write, and how."""
+
+    inputs: tuple[str, ...]
+    output: str
+    layout: str = "auto"
+    s3_scheme: str = "s3a"
+    write_records: bool = True
+
+
+@dataclass
+class JobResult:
+    summary: dict[str, Any]
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def run(spark: SparkSession, config: JobConfig) -> JobResult:
+    """Run the job on an existing session; raises ``AccountingError`` if records went missing."""
+    spark.conf.set("spark.sql.session.timeZone", "UTC")
+    timings: dict[str, float] = {}
+    started = time.perf_counter()
+    forced = None if config.layout == "auto" else Layout(config.layout)
+    files = list_input_files(spark, config.inputs, forced, config.s3_scheme)
+    timings["list_files_s"] = time.perf_counter() - started
+    readable = [f for f in files if f.layout is not None]
+    observation = Observation("units")
+    units = units_for_files(spark, readable).observe(
+        observation,
+        sf.count(sf.lit(1)).alias("read"),
+    )
+    classified = classify_units(units).persist()
+    try:
+        records = parsed_records(classified)
+        rejected = rejected_units(classified)
+        step = time.perf_counter()
+        output = config.output.rstrip("/")
+        if config.write_records:
+            records.write.mode("overwrite").partitionBy("date").parquet(f"{output}/{RECORDS_DIR}")
+        else:
+            classified.count()
+        timings["parse_and_write_s"] = time.perf_counter() - step
+        step = time.perf_counter()
+        read = int(observation.get["read"])
+        if config.write_records:
+            rejected.coalesce(1).write.mode("overwrite").parquet(f"{output}/{REJECTED_DIR}")
+        aggregates = collect_aggregates(records, rejected)
+        timings["aggregate_s"] = time.perf_counter() - step
+    finally:
+        classified.unpersist()
+    summary = build_summary(aggregates, read, files)
+    write_text(spark, f"{output}/{SUMMARY_FILE}", dump_summary(summary))
+    write_text(spark, f"{output}/{REPORT_FILE}", render_report(summary))
+    timings["total_s"] = time.perf_counter() - started
+    accounting = summary["accounting"]
+    if not accounting["balanced"]:
+        raise AccountingError(
+            f"records read ({accounting['records_read']}) != parsed ({accounting['records_parsed']})"
+            f" + rejected ({accounting['records_rejected']}): records were lost between stages",
+        )
+    return JobResult(summary=summary, timings=timings)
+
+
+def dump_summary(summary: dict[str, Any]) -> str:
+    """The summary as JSON text; key order is the summary's own, which is deterministic."""
+    return json.dumps(summary, indent=2, ensure_ascii=False) + "\n"
+
+
+def write_text(spark: SparkSession, uri: str, text: str) -> None:
+    """Write a small text file through Hadoop's FileSystem (local path or S3 alike)."""
+    jvm = spark.sparkContext._jvm
+    if jvm is None:
+        raise RuntimeError("the SparkContext has no JVM gateway (was the session stopped?)")
+    path = jvm.org.apache.hadoop.fs.Path(uri)
+    fs = path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
+    stream = fs.create(path, True)
+    try:
+        stream.write(text.encode("utf-8"))
+    finally:
+        stream.close()
+
+
+def build_session(master: str | None, driver_memory: str | None, app_name: str) -> SparkSession:
+    """A session for the job; master and driver memory only apply when the JVM starts here.
+
+    Python workers run this interpreter unless PYSPARK_PYTHON says otherwise (PySpark would
+    pick whatever ``python3`` is on PATH). In local mode few shuffle partitions suit the few cores (the default 200 would mean 200
+    tiny tasks per aggregation); a cluster keeps whatever spark-submit configured.
+    """
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    builder = SparkSession.builder.appName(app_name).config("spark.ui.showConsoleProgress", "false")
+    if master:
+        builder = builder.master(master)
+    if driver_memory:
+        builder = builder.config("spark.driver.memory", driver_memory)
+    spark = builder.config("spark.sql.session.timeZone", "UTC").getOrCreate()
+    if (spark.sparkContext.master or "").startswith(
+        "local"
+    ) and not spark.sparkContext.getConf().contains(
+        "spark.sql.shuffle.partitions",
+    ):
+        spark.conf.set("spark.sql.shuffle.partitions", str(LOCAL_SHUFFLE_PARTITIONS))
+    return spark
+
+
+def print_timings(result: JobResult, stream: Any = sys.stderr) -> None:
+    """One line of timings for logs and the benchmark."""
+    print(json.dumps({"timings": {k: round(v, 3) for k, v in result.timings.items()}}), file=stream)
