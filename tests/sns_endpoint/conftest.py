@@ -337,7 +337,7 @@ class Recorder:
     """A notification handler that records what it is given and can be told to fail."""
 
     received: list[Notification] = field(default_factory=list)
-    failures: list[Exception] = field(default_factory=list)
+    failures: list[BaseException] = field(default_factory=list)
 
     def __call__(self, notification: Notification) -> None:
         self.received.append(notification)
