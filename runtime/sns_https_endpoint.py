@@ -144,9 +144,9 @@ class EndpointConfig:
             ("replay_window_seconds", ENV_REPLAY_WINDOW_SECONDS, self.replay_window_seconds),
             ("lease_seconds", ENV_LEASE_SECONDS, self.lease_seconds),
         ):
-            if not value > 0:
+            if not 0 < value < float("inf"):
                 raise ConfigurationError(
-                    f"{name} ({env}) must be a positive number of seconds, got {value!r}"
+                    f"{name} ({env}) must be a positive, finite number of seconds, got {value!r}"
                 )
 
     @classmethod
@@ -408,7 +408,8 @@ class Outcome:
 
 
 class _EarlyAnswerError(Exception):
-    """Ends a request early with ``outcome``."""
+    """Ends a request early with ``outcome``: every answer but success leaves this way, so
+    each check is one ``raise`` instead of a chain of returned results."""
 
     def __init__(self, status: int, outcome: str, reason: str) -> None:
         super().__init__(reason)

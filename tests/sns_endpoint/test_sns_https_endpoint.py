@@ -556,7 +556,9 @@ def test_unset_durations_take_their_defaults() -> None:
         ({"SNS_ENDPOINT_DEDUPE_TABLE": ""}, "SNS_ENDPOINT_DEDUPE_TABLE is not set"),
         ({"SNS_ENDPOINT_DEDUPE_TABLE": "a b"}, "is not a DynamoDB table name"),
         ({"SNS_ENDPOINT_REPLAY_WINDOW_SECONDS": "1h"}, "must be a number of seconds, got '1h'"),
-        ({"SNS_ENDPOINT_REPLAY_WINDOW_SECONDS": "-5"}, "must be a positive number of seconds"),
+        ({"SNS_ENDPOINT_REPLAY_WINDOW_SECONDS": "-5"}, "must be a positive, finite number"),
+        ({"SNS_ENDPOINT_REPLAY_WINDOW_SECONDS": "inf"}, "must be a positive, finite number"),
+        ({"SNS_ENDPOINT_REPLAY_WINDOW_SECONDS": "nan"}, "must be a positive, finite number"),
         ({"SNS_ENDPOINT_LEASE_SECONDS": "0"}, "lease_seconds (SNS_ENDPOINT_LEASE_SECONDS)"),
     ],
 )
