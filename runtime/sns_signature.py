@@ -89,12 +89,12 @@ MIN_RSA_KEY_BITS: Final = 2048
 class SignatureError(ValueError):
     """The message is not proven to come from SNS.
 
-    ``field`` names the message field at fault (``None`` when no single field is), ``reason``
-    says what is wrong with it and what a genuine SNS message has instead.
+    ``field`` names the message field at fault, ``reason`` says what is wrong with it and what
+    a genuine SNS message has instead.
     """
 
-    def __init__(self, field: str | None, reason: str) -> None:
-        super().__init__(f"{field}: {reason}" if field else reason)
+    def __init__(self, field: str, reason: str) -> None:
+        super().__init__(f"{field}: {reason}")
         self.field = field
         self.reason = reason
 
@@ -196,12 +196,14 @@ def https_get(
     max_bytes: int,
     ssl_context: ssl.SSLContext | None = None,
 ) -> bytes:
-    """GET ``url`` over TLS (certificate and host name verified) and return at most
-    ``max_bytes`` of body; refuse redirects and larger answers.
+    """GET ``url`` over TLS (certificate and host name verified against ``ssl_context``, by
+    default the system's trust store) and return at most ``max_bytes`` of body; refuse
+    redirects and larger answers.
 
     Redirects are refused because the URL was checked before the call: following a ``Location``
     would fetch from a host nobody checked. Raises :class:`FetchError`.
     """
+    import ssl  # noqa: PLC0415 (lazy, for cold starts)
     import urllib.error  # noqa: PLC0415 (lazy, for cold starts)
     import urllib.request  # noqa: PLC0415 (lazy, for cold starts)
 
@@ -212,8 +214,10 @@ def https_get(
         def redirect_request(self, *_args: object, **_kwargs: object) -> None:
             return None
 
+    # Explicit, so that no environment setting (PYTHONHTTPSVERIFY=0) can turn verification off.
+    context = ssl_context if ssl_context is not None else ssl.create_default_context()
     opener = urllib.request.build_opener(
-        urllib.request.HTTPSHandler(context=ssl_context), _RefuseRedirects()
+        urllib.request.HTTPSHandler(context=context), _RefuseRedirects()
     )
     try:
         with opener.open(url, timeout=timeout) as response:

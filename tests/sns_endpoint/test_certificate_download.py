@@ -165,6 +165,15 @@ def test_the_default_fetcher_trusts_only_the_system_store(tls_server: LocalTlsSe
     assert raised.value.retryable is True
 
 
+def test_the_process_wide_opt_out_of_verification_does_not_apply(
+    tls_server: LocalTlsServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PEP 476's global switch (what PYTHONHTTPSVERIFY=0 sets) leaves these fetches verified."""
+    monkeypatch.setattr(ssl, "_create_default_https_context", ssl._create_unverified_context)
+    with pytest.raises(FetchError, match="CERTIFICATE_VERIFY_FAILED"):
+        download_certificate(tls_server.base_url + "/cert.pem")
+
+
 def test_the_default_confirmer_gets_the_url_over_verified_tls(tls_server: LocalTlsServer) -> None:
     with pytest.raises(FetchError, match="CERTIFICATE_VERIFY_FAILED"):
         confirm_subscription_over_https(tls_server.base_url + "/?Action=ConfirmSubscription")
