@@ -3,6 +3,8 @@ success, a failed handler's claim is released so SNS's retry is processed, and n
 
 from __future__ import annotations
 
+import json
+
 import boto3
 import pytest
 
@@ -73,7 +75,7 @@ def test_a_second_container_sees_the_first_ones_record(
 
 
 def test_a_handler_failure_releases_the_claim_so_the_retry_is_processed(
-    harness: Harness, signer: Signer, dedupe_table: str
+    harness: Harness, signer: Signer, dedupe_table: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     message = signer.notification()
     endpoint = harness.endpoint(dedupe=DynamoDbDedupe(dedupe_table))
@@ -81,6 +83,12 @@ def test_a_handler_failure_releases_the_claim_so_the_retry_is_processed(
     failed = endpoint(function_url_event(message))
     assert failed["statusCode"] == 500
     assert response_body(failed)["outcome"] == "retry"
+    error, summary = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert (error["level"], error["message"]) == ("ERROR", "handler failed")
+    assert error["exception_name"] == "RuntimeError"
+    assert "downstream unavailable" in error["exception"]
+    assert error["message_id"] == message["MessageId"]
+    assert (summary["level"], summary["status"], summary["outcome"]) == ("ERROR", 500, "retry")
     assert dynamodb_item(dedupe_table, message["MessageId"]) is None
     retried = endpoint(function_url_event(message))
     assert retried["statusCode"] == 200

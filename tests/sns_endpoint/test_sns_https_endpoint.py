@@ -507,6 +507,17 @@ def test_each_delivery_writes_one_json_log_line_with_id_topic_outcome_and_reason
     assert "allow-list" in lines[1]["reason"]
     assert lines[1]["cold_start"] is False
     assert lines[0]["timestamp"].endswith("Z")
+    assert "function_request_id" not in lines[0], "fields without a value are left out"
+
+
+def test_the_log_line_carries_the_lambda_request_id(harness: Harness, signer: Signer) -> None:
+    class LambdaContext:
+        aws_request_id = "c6af9ac6-7b61-11e6-9a41-93e8deadbeef"
+
+    stream = io.StringIO()
+    endpoint = harness.endpoint(logger=JsonLogger("orders-endpoint", stream=stream))
+    endpoint(function_url_event(signer.confirmation()), LambdaContext())
+    assert json.loads(stream.getvalue())["function_request_id"] == LambdaContext.aws_request_id
 
 
 # --- configuration -------------------------------------------------------------------------
