@@ -1,6 +1,25 @@
 """Importable CDK constructs for messaging across AWS accounts."""
 
+from constructs_lib.delivery_logged_topic import (
+    CrossAccountQueueSubscription,
+    DeliveryLoggedTopic,
+    DeliveryProtocol,
+)
 from constructs_lib.endpoint_queue import EndpointQueue, EndpointQueueEncryption
+from constructs_lib.messaging_alarms import MessagingAlarms
 from constructs_lib.queue_naming import QueueNameError, endpoint_queue_name
+from runtime.delivery_policy import BackoffFunction, DeliveryPolicyError, HttpDeliveryPolicy
 
-__all__ = ["EndpointQueue", "EndpointQueueEncryption", "QueueNameError", "endpoint_queue_name"]
+__all__ = [
+    "BackoffFunction",
+    "CrossAccountQueueSubscription",
+    "DeliveryLoggedTopic",
+    "DeliveryPolicyError",
+    "DeliveryProtocol",
+    "EndpointQueue",
+    "EndpointQueueEncryption",
+    "HttpDeliveryPolicy",
+    "MessagingAlarms",
+    "QueueNameError",
+    "endpoint_queue_name",
+]

@@ -24,7 +24,7 @@ def deploy_all(
     """
     deployed: dict[str, AccountCredentials] = {}
     for account in topology.accounts:
-        if not topology.queues_in(account.name):
+        if not topology.owns_resources(account.name):
             continue
         credentials = create_account_credentials(endpoint_url, account.id, account.region)
         cdk_cli.bootstrap(credentials, endpoint_url, echo=echo)

@@ -27,6 +27,8 @@ class AccountInventory:
     queues: tuple[QueueInfo, ...]
     key_ids: tuple[str, ...]
     stacks: dict[str, str] = field(default_factory=dict)
+    topic_arns: tuple[str, ...] = ()
+    log_groups: tuple[str, ...] = ()
 
     @property
     def queue_arns(self) -> set[str]:
@@ -35,7 +37,8 @@ class AccountInventory:
 
 
 def read_inventory(credentials: AccountCredentials, endpoint_url: str) -> AccountInventory:
-    """List the account's queues (with their key and redrive), KMS keys and stacks."""
+    """List the account's queues (with their key and redrive), KMS keys, stacks, topics
+    and log groups."""
     session = credentials.session()
     sqs = session.client("sqs", endpoint_url=endpoint_url)
     kms = session.client("kms", endpoint_url=endpoint_url)
@@ -59,6 +62,25 @@ def read_inventory(credentials: AccountCredentials, endpoint_url: str) -> Accoun
         for s in cloudformation.list_stacks()["StackSummaries"]
         if s["StackStatus"] != "DELETE_COMPLETE"
     }
+    topics = tuple(
+        sorted(
+            t["TopicArn"]
+            for t in session.client("sns", endpoint_url=endpoint_url).list_topics()["Topics"]
+        )
+    )
+    log_groups = tuple(
+        sorted(
+            g["logGroupName"]
+            for g in session.client("logs", endpoint_url=endpoint_url).describe_log_groups()[
+                "logGroups"
+            ]
+        )
+    )
     return AccountInventory(
-        credentials.account_id, tuple(sorted(queues, key=lambda q: q.arn)), key_ids, stacks
+        credentials.account_id,
+        tuple(sorted(queues, key=lambda q: q.arn)),
+        key_ids,
+        stacks,
+        topics,
+        log_groups,
     )

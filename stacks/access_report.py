@@ -18,8 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from stacks.topology import Topology
+from constructs_lib.queue_naming import subscription_dead_letter_queue_name
+from stacks.topology import Account, Topology
 
+PUBLISH_ACTIONS = frozenset({"sns:Publish", "sns:*"})
+SUBSCRIBE_ACTIONS = frozenset({"sns:Subscribe", "sns:*"})
 SEND_ACTIONS = frozenset({"sqs:SendMessage", "sqs:SendMessageBatch", "sqs:*"})
 RECEIVE_ACTIONS = frozenset(
     {"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:DeleteMessageBatch", "sqs:*"}
@@ -61,6 +64,22 @@ class _StackContext:
             )
         return f"arn:{self.partition}:sqs:{self.region}:{self.account}:{name}"
 
+    def topic_arn(self, logical_id: str) -> str:
+        name = self.template["Resources"][logical_id].get("Properties", {}).get("TopicName")
+        if not isinstance(name, str):
+            raise AccessReportError(f"{self.name}: topic {logical_id} has no literal TopicName")
+        return f"arn:{self.partition}:sns:{self.region}:{self.account}:{name}"
+
+    def ref(self, logical_id: str) -> str:
+        """What ``Ref`` returns for the resource types that appear in policies."""
+        resource_type = self.template["Resources"].get(logical_id, {}).get("Type")
+        if resource_type == "AWS::SQS::Queue":
+            name = self.queue_arn(logical_id).rsplit(":", 1)[1]
+            return f"https://sqs.{self.region}.{self.url_suffix}/{self.account}/{name}"
+        if resource_type == "AWS::SNS::Topic":
+            return self.topic_arn(logical_id)
+        raise AccessReportError(f"{self.name}: cannot resolve Ref {logical_id}")
+
     def key_arn(self, logical_id: str) -> str:
         return f"arn:{self.partition}:kms:{self.region}:{self.account}:key/<{logical_id}>"
 
@@ -82,7 +101,7 @@ class _StackContext:
             }
             if arg in pseudo:
                 return pseudo[arg]
-            return self.queue_arn(arg)
+            return self.ref(arg)
         if fn == "Fn::Join":
             separator, parts = arg
             return separator.join(str(self.resolve(p)) for p in parts)
@@ -128,23 +147,44 @@ def _principals(principal: Any) -> list[dict[str, str]]:
 def _grant_entries(
     statement: Mapping[str, Any], actions_of_interest: frozenset[str]
 ) -> list[dict[str, Any]]:
-    actions = sorted(a for a in _as_list(statement.get("Action", [])) if a in actions_of_interest)
-    if not actions:
+    """The grants of one Allow statement that cover ``actions_of_interest``.
+
+    A service principal restricted by ``aws:SourceArn`` is reported as the topic it is
+    restricted to; ``"*"`` restricted by ``aws:PrincipalOrgID``
+    as the organization.
+    """
+    if not [a for a in _as_list(statement.get("Action", [])) if a in actions_of_interest]:
         return []
     conditions = statement.get("Condition", {})
     entries: list[dict[str, Any]] = []
     for principal in _principals(statement.get("Principal", {})):
         entry: dict[str, Any] = {
-            "principal": principal,
+            "principal": _effective_principal(principal, conditions),
             "actions": sorted(_as_list(statement["Action"])),
         }
-        org = conditions.get("StringEquals", {}).get("aws:PrincipalOrgID")
-        if principal == {"any": "*"} and org:
-            entry["principal"] = {"organization": org}
         if conditions:
             entry["conditions"] = conditions
         entries.append(entry)
     return entries
+
+
+def _effective_principal(
+    principal: dict[str, str], conditions: Mapping[str, Mapping[str, str]]
+) -> dict[str, str]:
+    org = conditions.get("StringEquals", {}).get("aws:PrincipalOrgID")
+    if principal == {"any": "*"} and org:
+        return {"organization": org}
+    source = next(
+        (
+            pairs["aws:SourceArn"]
+            for op, pairs in conditions.items()
+            if op in ("ArnEquals", "ArnLike", "StringEquals") and "aws:SourceArn" in pairs
+        ),
+        None,
+    )
+    if principal == {"service": "sns.amazonaws.com"} and source:
+        return {"topic": source}
+    return principal
 
 
 def _queue_entry(ctx: _StackContext, logical_id: str) -> dict[str, Any]:
@@ -169,17 +209,12 @@ def _queue_entry(ctx: _StackContext, logical_id: str) -> dict[str, Any]:
             if statement.get("Effect") != "Allow":
                 continue
             conditions = statement.get("Condition", {})
-            org = conditions.get("StringEquals", {}).get("aws:PrincipalOrgID")
             for principal in _principals(statement.get("Principal", {})):
                 if principal == {"account": ctx.account}:
                     continue
                 entry["key_users"].append(
                     {
-                        "principal": (
-                            {"organization": org}
-                            if principal == {"any": "*"} and org
-                            else principal
-                        ),
+                        "principal": _effective_principal(principal, conditions),
                         "actions": sorted(_as_list(statement["Action"])),
                         "conditions": conditions,
                     }
@@ -213,33 +248,92 @@ def read_assembly(assembly_dir: str | Path) -> list[_StackContext]:
     return stacks
 
 
+def _topic_entry(ctx: _StackContext, logical_id: str) -> dict[str, Any]:
+    props = ctx.template["Resources"][logical_id].get("Properties", {})
+    return {
+        "topic": ctx.topic_arn(logical_id),
+        "stack": ctx.name,
+        "owner": ctx.account,
+        "encryption": "kms" if props.get("KmsMasterKeyId") else "none",
+        "logged_protocols": sorted(c["Protocol"] for c in props.get("DeliveryStatusLogging", [])),
+        "publish": [],
+        "subscribe": [],
+        "denies_insecure_transport": False,
+    }
+
+
+def _subscription_entry(ctx: _StackContext, resource: Mapping[str, Any]) -> dict[str, Any]:
+    props = ctx.resolve(resource["Properties"])
+    return {
+        "topic": props["TopicArn"],
+        "stack": ctx.name,
+        "protocol": props["Protocol"],
+        "endpoint": props["Endpoint"],
+        "dead_letter_queue": props.get("RedrivePolicy", {}).get("deadLetterTargetArn"),
+        "raw_message_delivery": bool(props.get("RawMessageDelivery", False)),
+        "filter_policy": props.get("FilterPolicy"),
+        "delivery_policy": props.get("DeliveryPolicy"),
+    }
+
+
+def _apply_policy(
+    ctx: _StackContext,
+    document: Mapping[str, Any],
+    entry: dict[str, Any],
+    kinds: Mapping[str, frozenset[str]],
+) -> None:
+    """Add an Allow statement's grants to ``entry`` by kind; note a TLS-only Deny."""
+    for statement in _as_list(ctx.resolve(document).get("Statement", [])):
+        if statement.get("Effect") == "Deny":
+            secure = statement.get("Condition", {}).get("Bool", {})
+            if secure.get("aws:SecureTransport") == "false":
+                entry["denies_insecure_transport"] = True
+            continue
+        for kind, actions in kinds.items():
+            entry[kind].extend(_grant_entries(statement, actions))
+
+
 def build_report(assembly_dir: str | Path) -> dict[str, Any]:
-    """Every queue of the assembly with who may send, receive and use its key."""
+    """Every queue and topic of the assembly: who may send, receive, publish and subscribe,
+    who may use each key, and every subscription (the topic-to-endpoint edges)."""
     queues: dict[str, dict[str, Any]] = {}
+    topics: dict[str, dict[str, Any]] = {}
+    subscriptions: list[dict[str, Any]] = []
+    queue_kinds = {"send": SEND_ACTIONS, "receive": RECEIVE_ACTIONS}
+    topic_kinds = {"publish": PUBLISH_ACTIONS, "subscribe": SUBSCRIBE_ACTIONS}
     for ctx in read_assembly(assembly_dir):
         resources = ctx.template.get("Resources", {})
         by_logical_id: dict[str, dict[str, Any]] = {}
         for logical_id, resource in resources.items():
             if resource.get("Type") == "AWS::SQS::Queue":
-                entry = _queue_entry(ctx, logical_id)
-                by_logical_id[logical_id] = entry
-                queues[entry["queue"]] = entry
+                by_logical_id[logical_id] = queues.setdefault(
+                    ctx.queue_arn(logical_id), _queue_entry(ctx, logical_id)
+                )
+            elif resource.get("Type") == "AWS::SNS::Topic":
+                by_logical_id[logical_id] = topics.setdefault(
+                    ctx.topic_arn(logical_id), _topic_entry(ctx, logical_id)
+                )
+            elif resource.get("Type") == "AWS::SNS::Subscription":
+                subscriptions.append(_subscription_entry(ctx, resource))
         for resource in resources.values():
-            if resource.get("Type") != "AWS::SQS::QueuePolicy":
-                continue
-            props = resource["Properties"]
-            document = ctx.resolve(props["PolicyDocument"])
-            for ref in props["Queues"]:
-                entry = by_logical_id[ref["Ref"]]
-                for statement in _as_list(document.get("Statement", [])):
-                    if statement.get("Effect") == "Deny":
-                        secure = statement.get("Condition", {}).get("Bool", {})
-                        if secure.get("aws:SecureTransport") == "false":
-                            entry["denies_insecure_transport"] = True
-                        continue
-                    entry["send"].extend(_grant_entries(statement, SEND_ACTIONS))
-                    entry["receive"].extend(_grant_entries(statement, RECEIVE_ACTIONS))
-    return {"queues": [queues[arn] for arn in sorted(queues)]}
+            props = resource.get("Properties", {})
+            if resource.get("Type") == "AWS::SQS::QueuePolicy":
+                for ref in props["Queues"]:
+                    _apply_policy(
+                        ctx, props["PolicyDocument"], by_logical_id[ref["Ref"]], queue_kinds
+                    )
+            elif resource.get("Type") == "AWS::SNS::TopicPolicy":
+                for ref in props["Topics"]:
+                    _apply_policy(
+                        ctx, props["PolicyDocument"], by_logical_id[ref["Ref"]], topic_kinds
+                    )
+    return {
+        "queues": [queues[arn] for arn in sorted(queues)],
+        "topics": [topics[arn] for arn in sorted(topics)],
+        "subscriptions": sorted(
+            subscriptions, key=lambda s: (s["topic"], s["protocol"], str(s["endpoint"]))
+        ),
+    }
 
 
 def principal_set(grants: Sequence[Mapping[str, Any]]) -> set[tuple[str, str]]:
@@ -247,32 +341,63 @@ def principal_set(grants: Sequence[Mapping[str, Any]]) -> set[tuple[str, str]]:
     return {next(iter(g["principal"].items())) for g in grants}
 
 
-def expected_access(topology: Topology) -> dict[str, dict[str, set[tuple[str, str]]]]:
-    """What the topology means: per queue ARN, the principals that may send and receive.
+Access = dict[str, dict[str, set[tuple[str, str]]]]
 
-    Senders in the queue's own account are authorized by IAM, so they have no policy grant;
-    nobody outside the owner account may receive; dead-letter queues grant nobody.
+
+def expected_access(topology: Topology) -> Access:
+    """What the topology means: per queue and topic ARN, the principals of each grant kind.
+
+    Senders and publishers in the resource's own account are authorized by IAM, so they have
+    no policy grant; nobody outside the owner account may receive; an endpoint's DLQ grants
+    nobody; a queue subscribed to a topic admits that topic; a subscription's DLQ admits that
+    topic; other accounts may subscribe only their own queues.
     """
-    expected: dict[str, dict[str, set[tuple[str, str]]]] = {}
+    expected: Access = {}
     for queue in topology.all_queues:
+        account = topology.account(queue.account)
         send = {("account", a) for a in topology.cross_account_senders(queue)}
         send |= {("organization", o) for o in topology.sender_organizations(queue)}
+        send |= {("topic", topology.topic_arn(t)) for t, _ in topology.queue_subscriptions(queue)}
         expected[topology.queue_arn(queue)] = {"send": send, "receive": set()}
-        account = topology.account(queue.account)
-        dlq_arn = (
-            f"arn:{account.partition}:sqs:{account.region}:{account.id}:"
-            f"{queue.dead_letter_queue_name}"
-        )
-        expected[dlq_arn] = {"send": set(), "receive": set()}
+        expected[_sqs_arn(account, queue.dead_letter_queue_name)] = {
+            "send": set(),
+            "receive": set(),
+        }
+    for topic in topology.topics:
+        publish = {("account", a) for a in topology.cross_account_publishers(topic)}
+        publish |= {("organization", o) for o in topic.publisher_organizations}
+        subscribe = {("account", a) for a in topology.subscriber_accounts(topic)}
+        expected[topology.topic_arn(topic)] = {"publish": publish, "subscribe": subscribe}
+        for subscription in topic.subscriptions:
+            owner = (
+                topology.endpoint(subscription.endpoint).account
+                if subscription.endpoint
+                else topic.account
+            )
+            dlq = subscription_dead_letter_queue_name(topic.topic_name, subscription.name)
+            expected[_sqs_arn(topology.account(owner), dlq)] = {
+                "send": {("topic", topology.topic_arn(topic))},
+                "receive": set(),
+            }
     return expected
 
 
-def actual_access(report: Mapping[str, Any]) -> dict[str, dict[str, set[tuple[str, str]]]]:
+def _sqs_arn(account: Account, queue_name: str) -> str:
+    return f"arn:{account.partition}:sqs:{account.region}:{account.id}:{queue_name}"
+
+
+def actual_access(report: Mapping[str, Any]) -> Access:
     """The report reduced to the same shape as :func:`expected_access`."""
-    return {
+    actual: Access = {
         q["queue"]: {"send": principal_set(q["send"]), "receive": principal_set(q["receive"])}
         for q in report["queues"]
     }
+    for t in report["topics"]:
+        actual[t["topic"]] = {
+            "publish": principal_set(t["publish"]),
+            "subscribe": principal_set(t["subscribe"]),
+        }
+    return actual
 
 
 def _describe(principal: Mapping[str, str]) -> str:
@@ -289,31 +414,57 @@ def _conditions(grant: Mapping[str, Any]) -> str:
     )
 
 
+def _grant_table(rows: Sequence[tuple[str, Mapping[str, Any]]]) -> list[str]:
+    lines = ["| access | principal | actions | conditions |", "|---|---|---|---|"]
+    if not rows:
+        lines.append("| - | no grant beyond the owner account | - | - |")
+    for access, grant in rows:
+        lines.append(
+            f"| {access} | {_describe(grant['principal'])} | "
+            f"{', '.join(grant['actions'])} | {_conditions(grant)} |"
+        )
+    return [*lines, ""]
+
+
+def _header(entry: Mapping[str, Any]) -> str:
+    return (
+        f"Owner account `{entry['owner']}` (its IAM principals, by their own policies); "
+        f"encryption: {entry['encryption']}; "
+        f"non-TLS requests denied: {'yes' if entry['denies_insecure_transport'] else 'NO'}."
+    )
+
+
 def to_markdown(report: Mapping[str, Any]) -> str:
-    """A table per queue: who may send, receive and use the key, under which conditions."""
-    lines = ["# Access report", ""]
+    """A table per queue and topic (who may send, receive, publish, subscribe, use the key,
+    under which conditions), then the subscriptions: every topic-to-endpoint edge."""
+    lines = ["# Access report", "", "## Queues", ""]
     for q in report["queues"]:
-        lines += [
-            f"## `{q['queue']}`",
-            "",
-            f"Owner account `{q['owner']}` (its IAM principals, by their own policies); "
-            f"encryption: {q['encryption']}; "
-            f"non-TLS requests denied: {'yes' if q['denies_insecure_transport'] else 'NO'}.",
-            "",
-            "| access | principal | actions | conditions |",
-            "|---|---|---|---|",
-        ]
         rows = [("send", g) for g in q["send"]] + [("receive", g) for g in q["receive"]]
         rows += [("key", g) for g in q["key_users"]]
-        if not rows:
-            lines.append("| - | no grant beyond the owner account | - | - |")
-        for access, grant in rows:
-            lines.append(
-                f"| {access} | {_describe(grant['principal'])} | "
-                f"{', '.join(grant['actions'])} | {_conditions(grant)} |"
-            )
-        lines.append("")
-    return "\n".join(lines)
+        lines += [f"### `{q['queue']}`", "", _header(q), "", *_grant_table(rows)]
+    lines += ["## Topics", ""]
+    for t in report["topics"]:
+        rows = [("publish", g) for g in t["publish"]] + [("subscribe", g) for g in t["subscribe"]]
+        logged = ", ".join(t["logged_protocols"]) or "none"
+        lines += [
+            f"### `{t['topic']}`",
+            "",
+            _header(t) + f" Delivery status logged for: {logged}.",
+            "",
+            *_grant_table(rows),
+        ]
+    lines += [
+        "## Subscriptions (topic to endpoint)",
+        "",
+        "| topic | protocol | endpoint | dead-letter queue | created by |",
+        "|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| `{s['topic']}` | {s['protocol']} | `{s['endpoint']}` | "
+        f"`{s['dead_letter_queue']}` | {s['stack']} |"
+        for s in report["subscriptions"]
+    ]
+    return "\n".join([*lines, ""])
 
 
 def main(argv: Sequence[str] | None = None) -> int:

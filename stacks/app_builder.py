@@ -13,6 +13,14 @@ from stacks.messaging_stack import MessagingAccountStack
 from stacks.topology import Topology, load_topology, parse_topology
 
 TOPOLOGY_CONTEXT_KEY = "topology"
+FEATURE_FLAGS = {
+    # SNS may use a subscribed queue's key only for the subscribed topic (aws:SourceArn).
+    "@aws-cdk/aws-sns-subscriptions:restrictSqsDescryption": True,
+    "@aws-cdk/aws-iam:minimizePolicies": True,
+    "@aws-cdk/core:checkSecretUsage": True,
+}
+"""aws-cdk-lib feature flags the stacks rely on, set in code so that every way of building the
+app (CLI, tests, the main job, other teams' apps) gets the same templates."""
 CDK_JSON = Path(__file__).resolve().parent.parent / "cdk.json"
 
 
@@ -34,9 +42,11 @@ def build_app(
     nag: bool = True,
 ) -> App:
     """An app with one :class:`MessagingAccountStack` per account that owns queues."""
-    app = App(outdir=outdir, context=dict(context or {}), analytics_reporting=False)
+    app = App(
+        outdir=outdir, context={**FEATURE_FLAGS, **(context or {})}, analytics_reporting=False
+    )
     for account in topology.accounts:
-        if topology.queues_in(account.name):
+        if topology.owns_resources(account.name):
             MessagingAccountStack(app, topology, account)
     if nag:
         Validations.of(app).add_plugins(AwsSolutionsChecks(app, verbose=True))

@@ -1,15 +1,24 @@
-"""One stack per account: the queues the topology places there and their sender grants."""
+"""One stack per account: its queues, its topics, the subscriptions it owns and its alarms."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from aws_cdk import CfnOutput, Environment, Stack
+from aws_cdk import CfnOutput, Duration, Environment, Stack
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_sns as sns
 from constructs import Construct
 
+from constructs_lib.delivery_logged_topic import (
+    CrossAccountQueueSubscription,
+    DeliveryLoggedTopic,
+    DeliveryProtocol,
+)
 from constructs_lib.endpoint_queue import EndpointQueue
+from constructs_lib.messaging_alarms import MessagingAlarms
 from stacks.resource_limit import ResourceLimit
 from stacks.topology import Account, Endpoint, Topology
+from stacks.topology_topics import Topic
 
 STACK_NAME_PREFIX = "Messaging-"
 
@@ -20,30 +29,59 @@ def stack_name(account: Account) -> str:
 
 
 class MessagingAccountStack(Stack):
-    """The queues one account owns.
+    """Everything one account owns.
 
-    Cross-account references are computed ARNs (the topology knows every account id, region
-    and queue name), never CloudFormation exports, which cannot cross accounts.
+    Cross-account references are computed ARNs (the topology knows every account id, region,
+    queue and topic name), never CloudFormation exports, which cannot cross accounts. For an
+    SQS subscription across accounts, the topic's stack grants ``sns:Subscribe`` to the queue's
+    account and logs SQS deliveries; the queue's stack creates the subscription, its DLQ and
+    the queue and key grants for that topic.
     """
 
     def __init__(
-        self, scope: Construct, topology: Topology, account: Account, **kwargs: Any
+        self,
+        scope: Construct,
+        topology: Topology,
+        account: Account,
+        *,
+        alarm_topic_name: str | None = None,
+        max_message_age: Duration | None = None,
+        **kwargs: Any,
     ) -> None:
         super().__init__(
             scope,
             stack_name(account),
             stack_name=stack_name(account),
             env=Environment(account=account.id, region=account.region),
-            description=f"Messaging queues of account {account.name} ({account.id})",
+            description=f"Messaging queues and topics of account {account.name} ({account.id})",
             **kwargs,
         )
+        self.topology = topology
         self.account_config = account
+        alarm_topic = (
+            sns.Topic.from_topic_arn(
+                self, "AlarmTopic", self.format_arn(service="sns", resource=alarm_topic_name)
+            )
+            if alarm_topic_name
+            else None
+        )
+        self.alarms = MessagingAlarms(
+            self,
+            "Alarms",
+            alarm_topic=alarm_topic,
+            **({"max_message_age": max_message_age} if max_message_age else {}),
+        )
         self.endpoint_queues: dict[str, EndpointQueue] = {}
         for endpoint in topology.queues_in(account.name):
-            self.endpoint_queues[endpoint.name] = self._endpoint_queue(topology, endpoint)
+            self.endpoint_queues[endpoint.name] = self._endpoint_queue(endpoint)
+        self.topics: dict[str, DeliveryLoggedTopic] = {}
+        for topic in topology.topics_in(account.name):
+            self.topics[topic.name] = self._topic(topic)
+        for endpoint in topology.queues_in(account.name):
+            self._subscriptions_from_other_accounts(endpoint)
         self.node.add_validation(ResourceLimit(self))
 
-    def _endpoint_queue(self, topology: Topology, endpoint: Endpoint) -> EndpointQueue:
+    def _endpoint_queue(self, endpoint: Endpoint) -> EndpointQueue:
         queue = EndpointQueue(
             self,
             endpoint.name,
@@ -52,8 +90,8 @@ class MessagingAccountStack(Stack):
             dead_letter_queue_name=endpoint.dead_letter_queue_name,
             fifo=endpoint.fifo,
             max_receive_count=endpoint.max_receive_count,
-            sender_accounts=topology.cross_account_senders(endpoint),
-            sender_organization_ids=topology.sender_organizations(endpoint),
+            sender_accounts=self.topology.cross_account_senders(endpoint),
+            sender_organization_ids=self.topology.sender_organizations(endpoint),
         )
         CfnOutput(
             self,
@@ -65,4 +103,69 @@ class MessagingAccountStack(Stack):
         CfnOutput(
             self, f"{endpoint.name}DeadLetterQueueArn", value=queue.dead_letter_queue.queue_arn
         )
+        self.alarms.watch_endpoint_queue(endpoint.name, queue.queue)
+        self.alarms.watch_dead_letter_queue(endpoint.name, queue.dead_letter_queue)
         return queue
+
+    def _topic(self, topic: Topic) -> DeliveryLoggedTopic:
+        construct = DeliveryLoggedTopic(
+            self,
+            f"Topic{topic.name}",
+            topic_name=topic.name,
+            fifo=topic.fifo,
+            publisher_accounts=self.topology.cross_account_publishers(topic),
+            publisher_organization_ids=topic.publisher_organizations,
+            subscriber_accounts=self.topology.subscriber_accounts(topic),
+            logged_protocols=tuple(DeliveryProtocol) if topic.log_all_protocols else (),
+            success_sample_rate=topic.success_sample_rate,
+        )
+        for subscription in topic.subscriptions:
+            dlq = None
+            if subscription.endpoint is not None:
+                # Every SQS subscription is logged here, including those another account creates.
+                construct.log_deliveries(DeliveryProtocol.SQS)
+                queue = self.endpoint_queues.get(subscription.endpoint)
+                if queue is not None:
+                    dlq = construct.add_queue_subscription(
+                        subscription.name,
+                        queue,
+                        raw_message_delivery=subscription.raw_message_delivery,
+                        filter_policy=subscription.filter_policy,
+                    )
+            elif subscription.url is not None:
+                _, dlq = construct.add_url_subscription(
+                    subscription.name,
+                    subscription.url,
+                    delivery_policy=subscription.delivery_policy,
+                    raw_message_delivery=subscription.raw_message_delivery,
+                    filter_policy=subscription.filter_policy,
+                )
+            elif subscription.function_arn is not None:
+                function = lambda_.Function.from_function_arn(
+                    self, f"{topic.name}{subscription.name}Function", subscription.function_arn
+                )
+                dlq = construct.add_lambda_subscription(
+                    subscription.name, function, filter_policy=subscription.filter_policy
+                )
+            if dlq is not None:
+                self.alarms.watch_dead_letter_queue(f"{topic.name}{subscription.name}", dlq)
+        CfnOutput(self, f"Topic{topic.name}Arn", value=construct.topic.topic_arn)
+        self.alarms.watch_topic(f"Topic{topic.name}", construct.topic)
+        return construct
+
+    def _subscriptions_from_other_accounts(self, endpoint: Endpoint) -> None:
+        for topic, subscription in self.topology.queue_subscriptions(endpoint):
+            if topic.account == self.account_config.name:
+                continue
+            construct = CrossAccountQueueSubscription(
+                self,
+                f"{topic.name}{subscription.name}",
+                topic_arn=self.topology.topic_arn(topic),
+                subscription_name=subscription.name,
+                queue=self.endpoint_queues[endpoint.name],
+                raw_message_delivery=subscription.raw_message_delivery,
+                filter_policy=subscription.filter_policy,
+            )
+            self.alarms.watch_dead_letter_queue(
+                f"{topic.name}{subscription.name}", construct.dead_letter_queue
+            )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,8 @@ from constructs_lib.queue_naming import (
     validate_queue_name,
 )
 from constructs_lib.validation import ACCOUNT_ID, ORGANIZATION_ID
+from stacks.field_checker import FieldChecker
+from stacks.topology_topics import Topic, TopicSubscription, check_organization, parse_topics
 
 REGION = re.compile(r"^[a-z]{2}(-gov|-iso|-isob|-isof|-isoe)?-[a-z]+-\d{1,2}$")
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9._-]{0,63}$")
@@ -92,6 +94,7 @@ class Topology:
     endpoints: tuple[Endpoint, ...]
     routes: tuple[Route, ...]
     error_queue: Endpoint
+    topics: tuple[Topic, ...] = ()
     source: str = "<topology>"
 
     def account(self, name: str) -> Account:
@@ -133,6 +136,43 @@ class Topology:
         ids = (self.account(e.account).id for e in self.sender_endpoints(receiver))
         return tuple(sorted({i for i in ids if i != owner}))
 
+    def owns_resources(self, account_name: str) -> bool:
+        """Whether the account has a queue or a topic, and so a stack."""
+        return bool(self.queues_in(account_name) or self.topics_in(account_name))
+
+    def topics_in(self, account_name: str) -> tuple[Topic, ...]:
+        """The topics one account's stack owns."""
+        return tuple(t for t in self.topics if t.account == account_name)
+
+    def topic_arn(self, topic: Topic) -> str:
+        """The topic's ARN, computed without any lookup."""
+        account = self.account(topic.account)
+        return f"arn:{account.partition}:sns:{account.region}:{account.id}:{topic.topic_name}"
+
+    def cross_account_publishers(self, topic: Topic) -> tuple[str, ...]:
+        """Account ids that need a topic-policy grant to publish."""
+        owner = self.account(topic.account).id
+        ids = {self.account(self.endpoint(p).account).id for p in topic.publishers}
+        return tuple(sorted(ids - {owner}))
+
+    def subscriber_accounts(self, topic: Topic) -> tuple[str, ...]:
+        """Other account ids whose queues subscribe to ``topic`` (they create the subscription)."""
+        owner = self.account(topic.account).id
+        ids = {
+            self.account(self.endpoint(s.endpoint).account).id
+            for s in topic.subscriptions
+            if s.endpoint is not None
+        }
+        return tuple(sorted(ids - {owner}))
+
+    def queue_subscriptions(
+        self, endpoint: Endpoint
+    ) -> tuple[tuple[Topic, TopicSubscription], ...]:
+        """The SQS subscriptions that deliver into ``endpoint``'s queue."""
+        return tuple(
+            (t, s) for t in self.topics for s in t.subscriptions if s.endpoint == endpoint.name
+        )
+
     def sender_organizations(self, receiver: Endpoint) -> tuple[str, ...]:
         """Organization ids whose every principal may send to ``receiver``."""
         return tuple(
@@ -144,48 +184,6 @@ class Topology:
                 }
             )
         )
-
-
-class _Checker:
-    """Collects problems with their field paths so one run reports all of them."""
-
-    def __init__(self) -> None:
-        self.problems: list[tuple[str, str]] = []
-
-    def fail(self, path: str, rule: str) -> None:
-        self.problems.append((path, rule))
-
-    def obj(self, value: Any, path: str) -> Mapping[str, Any] | None:
-        if not isinstance(value, Mapping):
-            self.fail(path, f"must be an object, got {type(value).__name__}")
-            return None
-        return value
-
-    def array(self, value: Any, path: str) -> list[Any]:
-        if not isinstance(value, list):
-            self.fail(path, f"must be a list, got {type(value).__name__}")
-            return []
-        return value
-
-    def string(
-        self, obj: Mapping[str, Any], key: str, path: str, *, required: bool = True
-    ) -> str | None:
-        if key not in obj:
-            if required:
-                self.fail(f"{path}.{key}", "is required")
-            return None
-        value = obj[key]
-        if not isinstance(value, str):
-            self.fail(f"{path}.{key}", f"must be a string, got {type(value).__name__}")
-            return None
-        return value
-
-    def unknown_keys(self, obj: Mapping[str, Any], allowed: Iterable[str], path: str) -> None:
-        for key in obj:
-            if key not in allowed:
-                self.fail(
-                    f"{path}.{key}", f"unknown field; allowed fields: {', '.join(sorted(allowed))}"
-                )
 
 
 _TOP_KEYS = ("accounts", "endpoints", "routes", "errorQueue", "topics")
@@ -208,7 +206,7 @@ def parse_topology(data: Any, source: str = "<topology>") -> Topology:
 
     Raises :class:`TopologyError` listing every problem as ``<source>: <path>: <rule>``.
     """
-    check = _Checker()
+    check = FieldChecker()
     root = check.obj(data, "topology")
     if root is None:
         raise TopologyError(source, check.problems)
@@ -225,19 +223,23 @@ def parse_topology(data: Any, source: str = "<topology>") -> Topology:
     _check_unique_queue_names(check, endpoints, error_queue, accounts)
     known_orgs = {a.organization_id for a in accounts if a.organization_id}
     routes = _parse_routes(check, root.get("routes", []), set(names), known_orgs)
-    if check.array(root.get("topics", []), "topology.topics"):
-        check.fail(
-            "topology.topics",
-            "topics are not supported by this version of the package; leave the list empty",
-        )
+    topics = parse_topics(
+        check,
+        root.get("topics", []),
+        {a.name: a.id for a in accounts},
+        {e.name: (e.account, e.fifo) for e in endpoints},
+        known_orgs,
+    )
     if check.problems or error_queue is None:
         if error_queue is None and not check.problems:
             check.fail("topology.errorQueue", "is required")
         raise TopologyError(source, check.problems)
-    return Topology(tuple(accounts), tuple(endpoints), tuple(routes), error_queue, source)
+    return Topology(
+        tuple(accounts), tuple(endpoints), tuple(routes), error_queue, tuple(topics), source
+    )
 
 
-def _parse_accounts(check: _Checker, raw: Any) -> list[Account]:
+def _parse_accounts(check: FieldChecker, raw: Any) -> list[Account]:
     if raw is None:
         check.fail("topology.accounts", "is required: list the AWS accounts, at least one")
         return []
@@ -284,7 +286,7 @@ def _parse_accounts(check: _Checker, raw: Any) -> list[Account]:
 
 
 def _parse_queue(
-    check: _Checker,
+    check: FieldChecker,
     obj: Mapping[str, Any],
     path: str,
     account_names: set[str],
@@ -296,18 +298,10 @@ def _parse_queue(
     account = check.string(obj, "account", path)
     prefix = check.string(obj, "queueNamePrefix", path, required=False) or ""
     explicit = check.string(obj, "queueName", path, required=False)
-    fifo = obj.get("fifo", False)
-    if not isinstance(fifo, bool):
-        check.fail(f"{path}.fifo", "must be true or false")
-        fifo = False
-    max_receive = obj.get("maxReceiveCount", DEFAULT_MAX_RECEIVE_COUNT)
-    if (
-        isinstance(max_receive, bool)
-        or not isinstance(max_receive, int)
-        or not 1 <= max_receive <= 1000
-    ):
-        check.fail(f"{path}.maxReceiveCount", "must be a whole number from 1 to 1000 (SQS's limit)")
-        max_receive = DEFAULT_MAX_RECEIVE_COUNT
+    fifo = check.boolean(obj, "fifo", path, False)
+    max_receive = check.integer(
+        obj, "maxReceiveCount", path, default=DEFAULT_MAX_RECEIVE_COUNT, low=1, high=1000
+    )
     if name is not None and not NAME.match(name):
         check.fail(
             f"{path}.name",
@@ -340,7 +334,7 @@ def _parse_queue(
 
 
 def _parse_dead_letter_queue(
-    check: _Checker, raw: Any, path: str, queue_name: str, fifo: bool
+    check: FieldChecker, raw: Any, path: str, queue_name: str, fifo: bool
 ) -> str | None:
     if raw is None:
         try:
@@ -370,7 +364,7 @@ def _parse_dead_letter_queue(
         return None
 
 
-def _parse_endpoints(check: _Checker, raw: Any, account_names: set[str]) -> list[Endpoint]:
+def _parse_endpoints(check: FieldChecker, raw: Any, account_names: set[str]) -> list[Endpoint]:
     if raw is None:
         check.fail("topology.endpoints", "is required: list the endpoints")
         return []
@@ -392,7 +386,7 @@ def _parse_endpoints(check: _Checker, raw: Any, account_names: set[str]) -> list
     return endpoints
 
 
-def _parse_error_queue(check: _Checker, raw: Any, account_names: set[str]) -> Endpoint | None:
+def _parse_error_queue(check: FieldChecker, raw: Any, account_names: set[str]) -> Endpoint | None:
     if raw is None:
         check.fail("topology.errorQueue", "is required: name the error queue and its account")
         return None
@@ -403,7 +397,7 @@ def _parse_error_queue(check: _Checker, raw: Any, account_names: set[str]) -> En
 
 
 def _check_unique_queue_names(
-    check: _Checker,
+    check: FieldChecker,
     endpoints: list[Endpoint],
     error_queue: Endpoint | None,
     accounts: list[Account],
@@ -424,7 +418,7 @@ def _check_unique_queue_names(
 
 
 def _parse_routes(
-    check: _Checker, raw: Any, endpoint_names: set[str], known_orgs: set[str]
+    check: FieldChecker, raw: Any, endpoint_names: set[str], known_orgs: set[str]
 ) -> list[Route]:
     routes: list[Route] = []
     seen: set[Route] = set()
@@ -458,19 +452,10 @@ def _parse_routes(
         if sender is not None and sender == receiver:
             check.fail(f"{path}.from", "an endpoint needs no route to itself; remove this route")
             continue
-        if org is not None:
-            if not ORGANIZATION_ID.match(org):
-                check.fail(
-                    f"{path}.fromOrganization",
-                    f"malformed organization id {org!r}; expected 'o-' and 10-32 lowercase letters or digits",
-                )
-                continue
-            if org not in known_orgs:
-                check.fail(
-                    f"{path}.fromOrganization",
-                    f"organization {org!r} is not the organizationId of any declared account",
-                )
-                continue
+        if org is not None and not check_organization(
+            check, org, f"{path}.fromOrganization", known_orgs
+        ):
+            continue
         assert receiver is not None
         route = Route(receiver, sender, org)
         if route in seen:

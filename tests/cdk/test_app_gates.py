@@ -86,15 +86,33 @@ def test_the_access_report_equals_the_topology_intent(example_assembly: Path) ->
     report = access_report.build_report(example_assembly)
     topology = topology_from_context(None)
     assert access_report.actual_access(report) == access_report.expected_access(topology)
-    for queue in report["queues"]:
-        assert queue["denies_insecure_transport"], queue["queue"]
+    assert all(q["denies_insecure_transport"] for q in report["queues"])
+    assert all(t["denies_insecure_transport"] for t in report["topics"])
+
+
+def test_whoever_may_send_to_an_endpoint_queue_may_use_its_key(example_assembly: Path) -> None:
+    report = access_report.build_report(example_assembly)
+    topology = topology_from_context(None)
+    for endpoint in topology.all_queues:
+        queue = _queue(report, topology.queue_arn(endpoint))
         assert access_report.principal_set(queue["key_users"]) == access_report.principal_set(
             queue["send"]
-        ) | (
-            set()
-            if not queue["queue"].endswith("-dlq")
-            else access_report.principal_set(_queue(report, queue["queue"][: -len("-dlq")])["send"])
-        )
+        ), endpoint.name
+
+
+def test_the_access_report_shows_topics_and_their_edges(example_assembly: Path) -> None:
+    report = access_report.build_report(example_assembly)
+    (topic,) = report["topics"]
+    assert topic["topic"] == "arn:aws:sns:us-east-1:222222222222:OrderBilled"
+    assert topic["logged_protocols"] == ["http/s", "sqs"]
+    (subscribe,) = topic["subscribe"]
+    assert subscribe["principal"] == {"account": "111111111111"}
+    assert subscribe["conditions"]["StringEquals"] == {"sns:Protocol": "sqs"}
+    edges = {(s["protocol"], s["endpoint"], s["stack"]) for s in report["subscriptions"]}
+    assert edges == {
+        ("sqs", "arn:aws:sqs:us-east-1:111111111111:Sales", "Messaging-Sales"),
+        ("https", "https://partner.example.com/sns/order-billed", "Messaging-Billing"),
+    }
 
 
 def _queue(report: dict[str, Any], arn: str) -> dict[str, Any]:

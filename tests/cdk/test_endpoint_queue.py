@@ -280,7 +280,7 @@ def test_senders_added_later_extend_the_policy_once() -> None:
             "sender_organization_ids: organization ids look like",
         ),
         ({"content_based_deduplication": True}, "content_based_deduplication: only FIFO queues"),
-        ({"queue_name": "has space"}, "characters SQS refuses"),
+        ({"queue_name": "has space"}, "SQS queue names hold only"),
         ({"queue_name": "x" * 81}, "at most 80"),
         ({"fifo": True, "queue_name": "NoSuffix"}, "must end with '.fifo'"),
     ],

@@ -13,7 +13,9 @@ import pytest
 from local_aws.cdk_cli import CDK_BIN
 from local_aws.deployment import deploy_all
 from local_aws.inventory import AccountInventory, read_inventory
+from stacks import access_report
 from stacks.app_builder import topology_from_context
+from stacks.topology import Topology
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.moto, pytest.mark.synth]
@@ -36,6 +38,24 @@ def test_every_account_has_its_stack_and_nothing_else(
     }
 
 
+def expected_queues(topology: Topology, account: str) -> set[str]:
+    """Every queue the topology places in an account: endpoint queues, their DLQs, and the
+    DLQs of the subscriptions that account owns."""
+    return {
+        arn
+        for arn in access_report.expected_access(topology)
+        if ":sqs:" in arn and arn.split(":")[4] == topology.account(account).id
+    }
+
+
+@pytest.mark.parametrize("account", ["Sales", "Billing", "Ops"])
+def test_every_queue_exists_in_its_account(
+    deployed: dict[str, AccountInventory], account: str
+) -> None:
+    topology = topology_from_context(None)
+    assert deployed[account].queue_arns == expected_queues(topology, account)
+
+
 @pytest.mark.parametrize(
     ("account", "account_id", "queue"),
     [
@@ -44,20 +64,30 @@ def test_every_account_has_its_stack_and_nothing_else(
         ("Ops", "333333333333", "error"),
     ],
 )
-def test_each_queue_and_dlq_exists_in_its_account_with_its_key(
+def test_each_endpoint_queue_redrives_to_its_dlq_and_uses_its_key(
     deployed: dict[str, AccountInventory], account: str, account_id: str, queue: str
 ) -> None:
     inventory = deployed[account]
     arn = f"arn:aws:sqs:us-east-1:{account_id}:{queue}"
-    assert inventory.queue_arns == {arn, f"{arn}-dlq"}
     main = next(q for q in inventory.queues if q.arn == arn)
     dlq = next(q for q in inventory.queues if q.arn == f"{arn}-dlq")
     assert main.dead_letter_target == dlq.arn
     assert main.max_receive_count == 5
-    assert len(inventory.key_ids) == 1
-    (key_id,) = inventory.key_ids
-    expected_key = f"arn:aws:kms:us-east-1:{account_id}:key/{key_id}"
-    assert main.kms_key == dlq.kms_key == expected_key
+    key_arns = {f"arn:aws:kms:us-east-1:{account_id}:key/{k}" for k in inventory.key_ids}
+    assert main.kms_key == dlq.kms_key
+    assert main.kms_key in key_arns
+
+
+def test_the_topic_and_its_delivery_log_groups_exist_in_the_publisher_account(
+    deployed: dict[str, AccountInventory],
+) -> None:
+    billing = deployed["Billing"]
+    assert billing.topic_arns == ("arn:aws:sns:us-east-1:222222222222:OrderBilled",)
+    assert set(billing.log_groups) == {
+        "sns/us-east-1/222222222222/OrderBilled",
+        "sns/us-east-1/222222222222/OrderBilled/Failure",
+    }
+    assert deployed["Sales"].topic_arns == ()
 
 
 def test_the_cdk_cli_takes_a_topology_file_from_context(

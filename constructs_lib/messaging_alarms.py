@@ -1,0 +1,102 @@
+"""CloudWatch alarms for the failure signals of a messaging account.
+
+A failed SNS delivery, a message parked in any DLQ and a message that waits too long in an
+endpoint queue are the three ways a message can stop moving; each gets an alarm, optionally
+notifying an alarm topic.
+"""
+
+from __future__ import annotations
+
+from aws_cdk import Duration
+from aws_cdk import aws_cloudwatch as cloudwatch
+from aws_cdk import aws_cloudwatch_actions as actions
+from aws_cdk import aws_sns as sns
+from aws_cdk import aws_sqs as sqs
+from constructs import Construct
+
+from constructs_lib.validation import require_range
+
+DEFAULT_MAX_MESSAGE_AGE = Duration.minutes(15)
+
+
+class MessagingAlarms(Construct):
+    """Alarms on topics, DLQs and endpoint queues; add them as the stack creates resources."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        alarm_topic: sns.ITopic | None = None,
+        max_message_age: Duration = DEFAULT_MAX_MESSAGE_AGE,
+        evaluation_period: Duration | None = None,
+    ) -> None:
+        """
+        :param alarm_topic: notified when an alarm fires and when it clears.
+        :param max_message_age: the age of the oldest message in an endpoint queue above which
+            the endpoint is considered stuck (default 15 minutes).
+        :param evaluation_period: the metric period (default 5 minutes).
+        """
+        super().__init__(scope, construct_id)
+        require_range("max_message_age (seconds)", int(max_message_age.to_seconds()), 60, 1209600)
+        self._action = actions.SnsAction(alarm_topic) if alarm_topic else None
+        self._max_age = max_message_age
+        self._period = evaluation_period or Duration.minutes(5)
+        self.alarms: list[cloudwatch.Alarm] = []
+
+    def _add(self, alarm: cloudwatch.Alarm) -> cloudwatch.Alarm:
+        if self._action:
+            alarm.add_alarm_action(self._action)
+            alarm.add_ok_action(self._action)
+        self.alarms.append(alarm)
+        return alarm
+
+    def watch_topic(self, alarm_id: str, topic: sns.ITopic) -> cloudwatch.Alarm:
+        """Alarm when any delivery of the topic fails (``NumberOfNotificationsFailed`` > 0)."""
+        return self._add(
+            topic.metric_number_of_notifications_failed(
+                period=self._period, statistic="Sum"
+            ).create_alarm(
+                self,
+                f"{alarm_id}DeliveryFailed",
+                alarm_description=f"SNS failed to deliver a message of {topic.topic_name}; "
+                "check its /Failure delivery-status log group",
+                threshold=0,
+                comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+                evaluation_periods=1,
+                treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
+            )
+        )
+
+    def watch_dead_letter_queue(self, alarm_id: str, queue: sqs.IQueue) -> cloudwatch.Alarm:
+        """Alarm when a DLQ holds any message."""
+        return self._add(
+            queue.metric_approximate_number_of_messages_visible(
+                period=self._period, statistic="Maximum"
+            ).create_alarm(
+                self,
+                f"{alarm_id}DeadLetters",
+                alarm_description=f"Messages are waiting in the dead-letter queue {queue.queue_name}",
+                threshold=0,
+                comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+                evaluation_periods=1,
+                treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
+            )
+        )
+
+    def watch_endpoint_queue(self, alarm_id: str, queue: sqs.IQueue) -> cloudwatch.Alarm:
+        """Alarm when the oldest message of an endpoint queue is older than the bound."""
+        return self._add(
+            queue.metric_approximate_age_of_oldest_message(
+                period=self._period, statistic="Maximum"
+            ).create_alarm(
+                self,
+                f"{alarm_id}OldestMessage",
+                alarm_description=f"The oldest message in {queue.queue_name} is older than "
+                f"{int(self._max_age.to_seconds())} s: is the endpoint consuming?",
+                threshold=self._max_age.to_seconds(),
+                comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+                evaluation_periods=1,
+                treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
+            )
+        )
