@@ -85,6 +85,7 @@ class DeliveryLoggedTopic(Construct):
         publisher_accounts: Sequence[str] = (),
         publisher_organization_ids: Sequence[str] = (),
         subscriber_accounts: Sequence[str] = (),
+        subscriber_organization_ids: Sequence[str] = (),
         logged_protocols: Sequence[DeliveryProtocol] = (),
         success_sample_rate: int = 100,
         log_retention: logs.RetentionDays = logs.RetentionDays.THREE_MONTHS,
@@ -102,6 +103,8 @@ class DeliveryLoggedTopic(Construct):
         :param publisher_accounts: other accounts whose principals may ``sns:Publish``.
         :param publisher_organization_ids: organizations whose principals may publish.
         :param subscriber_accounts: other accounts that may subscribe their own SQS queues.
+        :param subscriber_organization_ids: organizations whose accounts may subscribe SQS
+            queues (``aws:PrincipalOrgID``).
         :param logged_protocols: protocols to log even without a subscriber yet (pass all
             five of :class:`DeliveryProtocol` to log everything); protocols of subscriptions
             added through this construct are logged automatically.
@@ -116,6 +119,7 @@ class DeliveryLoggedTopic(Construct):
         require_account_ids("publisher_accounts", publisher_accounts)
         require_organization_ids("publisher_organization_ids", publisher_organization_ids)
         require_account_ids("subscriber_accounts", subscriber_accounts)
+        require_organization_ids("subscriber_organization_ids", subscriber_organization_ids)
         if content_based_deduplication and not fifo:
             raise ValueError(
                 "content_based_deduplication: only FIFO topics deduplicate; set fifo=True"
@@ -208,6 +212,8 @@ class DeliveryLoggedTopic(Construct):
         for organization_id in publisher_organization_ids:
             self.add_publisher_organization(organization_id)
         self.add_subscriber_accounts(*subscriber_accounts)
+        for organization_id in subscriber_organization_ids:
+            self.add_subscriber_organization(organization_id)
 
     @property
     def logged_protocols(self) -> tuple[DeliveryProtocol, ...]:
@@ -309,6 +315,24 @@ class DeliveryLoggedTopic(Construct):
                     },
                 )
             )
+
+    def add_subscriber_organization(self, organization_id: str) -> None:
+        """Let the accounts of an organization subscribe SQS queues, and nothing else."""
+        require_organization_ids("organization_id", [organization_id])
+        self.topic.add_to_resource_policy(
+            iam.PolicyStatement(
+                sid=f"AllowSubscribeQueuesOf{organization_id.replace('-', '')}",
+                principals=[iam.AnyPrincipal()],
+                actions=["sns:Subscribe"],
+                resources=[self.topic.topic_arn],
+                conditions={
+                    "StringEquals": {
+                        "sns:Protocol": "sqs",
+                        "aws:PrincipalOrgID": organization_id,
+                    }
+                },
+            )
+        )
 
     @property
     def publisher_accounts(self) -> tuple[str, ...]:

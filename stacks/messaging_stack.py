@@ -43,9 +43,6 @@ class MessagingAccountStack(Stack):
         scope: Construct,
         topology: Topology,
         account: Account,
-        *,
-        alarm_topic_name: str | None = None,
-        max_message_age: Duration | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(
@@ -58,18 +55,19 @@ class MessagingAccountStack(Stack):
         )
         self.topology = topology
         self.account_config = account
+        settings = topology.alarms
         alarm_topic = (
             sns.Topic.from_topic_arn(
-                self, "AlarmTopic", self.format_arn(service="sns", resource=alarm_topic_name)
+                self, "AlarmTopic", self.format_arn(service="sns", resource=settings.topic_name)
             )
-            if alarm_topic_name
+            if settings.topic_name
             else None
         )
         self.alarms = MessagingAlarms(
             self,
             "Alarms",
             alarm_topic=alarm_topic,
-            **({"max_message_age": max_message_age} if max_message_age else {}),
+            max_message_age=Duration.seconds(settings.max_message_age_seconds),
         )
         self.endpoint_queues: dict[str, EndpointQueue] = {}
         for endpoint in topology.queues_in(account.name):

@@ -25,11 +25,18 @@ from constructs_lib.queue_naming import (
 )
 from constructs_lib.validation import ACCOUNT_ID, ORGANIZATION_ID
 from stacks.field_checker import FieldChecker
-from stacks.topology_topics import Topic, TopicSubscription, check_organization, parse_topics
+from stacks.topology_topics import (
+    TOPIC_NAME,
+    Topic,
+    TopicSubscription,
+    check_organization,
+    parse_topics,
+)
 
 REGION = re.compile(r"^[a-z]{2}(-gov|-iso|-isob|-isof|-isoe)?-[a-z]+-\d{1,2}$")
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9._-]{0,63}$")
 DEFAULT_MAX_RECEIVE_COUNT = 5
+DEFAULT_MAX_MESSAGE_AGE_SECONDS = 900
 
 
 class TopologyError(ValueError):
@@ -87,6 +94,15 @@ class Route:
 
 
 @dataclass(frozen=True)
+class AlarmSettings:
+    """How each account's stack alarms: the age that makes an endpoint look stuck, and the
+    topic (in the same account, created by the platform team) to notify, if any."""
+
+    topic_name: str | None = None
+    max_message_age_seconds: int = DEFAULT_MAX_MESSAGE_AGE_SECONDS
+
+
+@dataclass(frozen=True)
 class Topology:
     """A validated topology. Build it with :func:`parse_topology` or :func:`load_topology`."""
 
@@ -95,6 +111,7 @@ class Topology:
     routes: tuple[Route, ...]
     error_queue: Endpoint
     topics: tuple[Topic, ...] = ()
+    alarms: AlarmSettings = AlarmSettings()
     source: str = "<topology>"
 
     def account(self, name: str) -> Account:
@@ -186,7 +203,8 @@ class Topology:
         )
 
 
-_TOP_KEYS = ("accounts", "endpoints", "routes", "errorQueue", "topics")
+_TOP_KEYS = ("accounts", "endpoints", "routes", "errorQueue", "topics", "alarms")
+_ALARM_KEYS = ("topicName", "maxMessageAgeSeconds")
 _ACCOUNT_KEYS = ("name", "id", "region", "organizationId")
 _ENDPOINT_KEYS = (
     "name",
@@ -230,13 +248,35 @@ def parse_topology(data: Any, source: str = "<topology>") -> Topology:
         {e.name: (e.account, e.fifo) for e in endpoints},
         known_orgs,
     )
+    alarms = _parse_alarms(check, root.get("alarms", {}))
     if check.problems or error_queue is None:
         if error_queue is None and not check.problems:
             check.fail("topology.errorQueue", "is required")
         raise TopologyError(source, check.problems)
     return Topology(
-        tuple(accounts), tuple(endpoints), tuple(routes), error_queue, tuple(topics), source
+        tuple(accounts), tuple(endpoints), tuple(routes), error_queue, tuple(topics), alarms, source
     )
+
+
+def _parse_alarms(check: FieldChecker, raw: Any) -> AlarmSettings:
+    obj = check.obj(raw, "topology.alarms")
+    if obj is None:
+        return AlarmSettings()
+    check.unknown_keys(obj, _ALARM_KEYS, "topology.alarms")
+    topic_name = check.string(obj, "topicName", "topology.alarms", required=False)
+    if topic_name is not None and not TOPIC_NAME.match(topic_name):
+        check.fail(
+            "topology.alarms.topicName", "SNS topic names use 1-256 letters, digits, '-' or '_'"
+        )
+    age = check.integer(
+        obj,
+        "maxMessageAgeSeconds",
+        "topology.alarms",
+        default=DEFAULT_MAX_MESSAGE_AGE_SECONDS,
+        low=60,
+        high=1209600,
+    )
+    return AlarmSettings(topic_name, age)
 
 
 def _parse_accounts(check: FieldChecker, raw: Any) -> list[Account]:

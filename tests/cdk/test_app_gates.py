@@ -193,3 +193,27 @@ def test_app_py_without_the_cli_reads_cdk_json(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "Messaging-Billing.template.json").exists()
+
+
+def test_alarms_notify_the_configured_topic_of_the_account(
+    tmp_path: Path, document: dict[str, Any]
+) -> None:
+    document["alarms"] = {"topicName": "platform-alarms", "maxMessageAgeSeconds": 600}
+    app = build_app(parse_topology(document), outdir=str(tmp_path), nag=False)
+    app.synth()
+    template = json.loads((tmp_path / "Messaging-Sales.template.json").read_text())
+    alarms = [
+        r["Properties"]
+        for r in template["Resources"].values()
+        if r["Type"] == "AWS::CloudWatch::Alarm"
+    ]
+    assert alarms
+    target = {
+        "Fn::Join": [
+            "",
+            ["arn:", {"Ref": "AWS::Partition"}, ":sns:us-east-1:111111111111:platform-alarms"],
+        ]
+    }
+    assert all(a["AlarmActions"] == [target] and a["OKActions"] == [target] for a in alarms)
+    ages = [a["Threshold"] for a in alarms if a["MetricName"] == "ApproximateAgeOfOldestMessage"]
+    assert ages == [600]

@@ -288,3 +288,17 @@ def test_the_stacks_alarm_on_failures_dead_letters_and_old_messages(example_asse
     assert len(by_metric["ApproximateNumberOfMessagesVisible"]) == 2
     assert len(by_metric["ApproximateAgeOfOldestMessage"]) == 1
     assert by_metric["ApproximateAgeOfOldestMessage"][0]["Threshold"] == 900
+
+
+def test_an_organization_may_subscribe_only_sqs_queues() -> None:
+    template = synth(
+        lambda s: DeliveryLoggedTopic(
+            s, "T", topic_name="T", subscriber_organization_ids=["o-a1b2c3d4e5"]
+        )
+    )
+    (statement,) = [s for s in topic_statements(template) if s["Effect"] == "Allow"]
+    assert statement["Principal"] == {"AWS": "*"}
+    assert statement["Action"] == "sns:Subscribe"
+    assert statement["Condition"] == {
+        "StringEquals": {"sns:Protocol": "sqs", "aws:PrincipalOrgID": "o-a1b2c3d4e5"}
+    }

@@ -181,6 +181,84 @@ def test_same_account_senders_need_no_policy_grant(document: dict[str, Any]) -> 
             "duplicate name",
         ),
         (lambda d: d.pop("errorQueue"), "topology.errorQueue", "is required"),
+        (
+            lambda d: d.update(alarms={"maxMessageAgeSeconds": 5}),
+            "topology.alarms.maxMessageAgeSeconds",
+            "from 60 to 1209600",
+        ),
+        (
+            lambda d: d.update(alarms={"topicName": "bad name"}),
+            "topology.alarms.topicName",
+            "SNS topic names",
+        ),
+        (
+            lambda d: d["topics"][0].update(account="Nowhere"),
+            "topology.topics[0].account",
+            "unknown account",
+        ),
+        (
+            lambda d: d["topics"][0].update(name="Order Billed"),
+            "topology.topics[0].name",
+            "SNS topic names",
+        ),
+        (
+            lambda d: d["topics"][0].update(successSampleRate=101),
+            "topology.topics[0].successSampleRate",
+            "from 0 to 100",
+        ),
+        (
+            lambda d: d["topics"][0].update(publishers=["Ghost"]),
+            "topology.topics[0].publishers[0]",
+            "unknown endpoint 'Ghost'",
+        ),
+        (
+            lambda d: d["topics"][0]["subscriptions"][0].update(endpoint="Ghost"),
+            "topology.topics[0].subscriptions[0].endpoint",
+            "unknown endpoint 'Ghost'",
+        ),
+        (
+            lambda d: d["topics"][0]["subscriptions"][0].update(protocol="email"),
+            "topology.topics[0].subscriptions[0].protocol",
+            "unsupported protocol 'email'",
+        ),
+        (
+            lambda d: d["topics"][0]["subscriptions"][1].update(url="http://partner.example.com/x"),
+            "topology.topics[0].subscriptions[1].url",
+            "must be an https:// URL",
+        ),
+        (
+            lambda d: d["topics"][0]["subscriptions"][1].update(name="Sales"),
+            "topology.topics[0].subscriptions[1].name",
+            "duplicate subscription name",
+        ),
+        (
+            lambda d: d["topics"][0]["subscriptions"][1]["deliveryPolicy"][
+                "healthyRetryPolicy"
+            ].update(numRetries=101),
+            "topology.topics[0].subscriptions[1].deliveryPolicy",
+            "numRetries",
+        ),
+        (
+            lambda d: d["topics"][0]["subscriptions"][0].update(filterPolicy={}),
+            "topology.topics[0].subscriptions[0].filterPolicy",
+            "empty filter policy",
+        ),
+        (
+            lambda d: d["topics"][0].update(fifo=True),
+            "topology.topics[0].subscriptions[0].endpoint",
+            "a FIFO topic needs a FIFO queue",
+        ),
+        (
+            lambda d: d["topics"][0]["subscriptions"].append(
+                {
+                    "name": "Fn",
+                    "protocol": "lambda",
+                    "functionArn": "arn:aws:lambda:us-east-1:111111111111:function:f",
+                }
+            ),
+            "topology.topics[0].subscriptions[2].functionArn",
+            "must be in the topic's account",
+        ),
         (lambda d: d.pop("accounts"), "topology.accounts", "is required"),
     ],
 )
@@ -234,3 +312,26 @@ def test_unreadable_or_malformed_files_name_the_file(tmp_path: Path) -> None:
         load_topology(broken)
     with pytest.raises(TopologyError, match=r"missing\.json: <file>: cannot be read"):
         load_topology(tmp_path / "missing.json")
+
+
+def test_topics_know_their_publishers_subscribers_and_arns(
+    example_document: dict[str, Any],
+) -> None:
+    topology = parse_topology(example_document)
+    (topic,) = topology.topics_in("Billing")
+    assert topology.topic_arn(topic) == "arn:aws:sns:us-east-1:222222222222:OrderBilled"
+    assert topology.cross_account_publishers(topic) == ()
+    assert topology.subscriber_accounts(topic) == ("111111111111",)
+    partner = topic.subscriptions[1]
+    assert partner.delivery_policy is not None
+    assert partner.delivery_policy.total_attempts == 51
+    assert topology.queue_subscriptions(topology.endpoint("Sales")) == (
+        (topic, topic.subscriptions[0]),
+    )
+
+
+def test_alarm_settings_default_to_fifteen_minutes_and_no_topic(
+    example_document: dict[str, Any],
+) -> None:
+    alarms = parse_topology(example_document).alarms
+    assert (alarms.topic_name, alarms.max_message_age_seconds) == (None, 900)
