@@ -77,6 +77,10 @@ def run(topology_file: Path, out: Path) -> int:
                     )
                     print(f"        queue {queue.arn} (KMS {queue.kms_key}){redrive}")
                 print(f"        KMS keys: {len(found.key_ids)}")
+                for topic in found.topic_arns:
+                    print(f"        topic {topic}")
+                for group in found.log_groups:
+                    print(f"        log group {group}")
 
         step(5, total, "read back what was deployed", inventory)
 
