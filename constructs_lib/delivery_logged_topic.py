@@ -148,19 +148,18 @@ class DeliveryLoggedTopic(Construct):
         success_name, failure_name = delivery_log_group_names(
             topic_name, Aws.REGION, Aws.ACCOUNT_ID
         )
-        self.success_log_group = logs.LogGroup(
-            self,
-            "SuccessLogs",
-            log_group_name=success_name,
-            retention=log_retention,
-            removal_policy=removal_policy,
-        )
-        self.failure_log_group = logs.LogGroup(
-            self,
-            "FailureLogs",
-            log_group_name=failure_name,
-            retention=log_retention,
-            removal_policy=removal_policy,
+        self.success_log_group, self.failure_log_group = (
+            logs.LogGroup(
+                self,
+                construct_name,
+                log_group_name=group_name,
+                retention=log_retention,
+                removal_policy=removal_policy,
+            )
+            for construct_name, group_name in (
+                ("SuccessLogs", success_name),
+                ("FailureLogs", failure_name),
+            )
         )
         self.feedback_role = iam.Role(
             self,

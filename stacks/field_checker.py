@@ -6,7 +6,7 @@ A topology is one large document; reporting every problem at once, each with its
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 
@@ -73,4 +73,16 @@ class FieldChecker:
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
             self.fail(f"{path}.{key}", f"must be a whole number from {low} to {high}")
             return default
+        return value
+
+    def reference(
+        self, obj: Mapping[str, Any], key: str, path: str, known: Collection[str], what: str
+    ) -> str | None:
+        """The name at ``obj[key]`` if it names one of ``known`` (declared elsewhere in the
+        document); otherwise the problem lists what is declared, so the fix is in sight."""
+        value = self.string(obj, key, path)
+        if value is not None and value not in known:
+            declared = ", ".join(sorted(known)) or "none"
+            self.fail(f"{path}.{key}", f"unknown {what} {value!r}; declared {what}s: {declared}")
+            return None
         return value

@@ -335,7 +335,7 @@ def _parse_queue(
 ) -> Endpoint | None:
     check.unknown_keys(obj, _ENDPOINT_KEYS, path)
     name = check.string(obj, "name", path)
-    account = check.string(obj, "account", path)
+    account = check.reference(obj, "account", path, account_names, "account")
     prefix = check.string(obj, "queueNamePrefix", path, required=False) or ""
     explicit = check.string(obj, "queueName", path, required=False)
     fifo = check.boolean(obj, "fifo", path, False)
@@ -348,12 +348,6 @@ def _parse_queue(
             "must start with a letter and use only letters, digits, '.', '_' or '-' (at most 64)",
         )
         name = None
-    if account is not None and account not in account_names:
-        check.fail(
-            f"{path}.account",
-            f"unknown account {account!r}; declared accounts: {', '.join(sorted(account_names)) or 'none'}",
-        )
-        account = None
     if name is None or account is None:
         return None
     try:

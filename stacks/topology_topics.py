@@ -99,7 +99,7 @@ def parse_topics(
             continue
         check.unknown_keys(obj, _TOPIC_KEYS, path)
         name = check.string(obj, "name", path)
-        account = check.string(obj, "account", path)
+        account = check.reference(obj, "account", path, account_ids, "account")
         fifo = check.boolean(obj, "fifo", path, False)
         rate = check.integer(
             obj, "successSampleRate", path, default=DEFAULT_SUCCESS_SAMPLE_RATE, low=0, high=100
@@ -111,12 +111,6 @@ def parse_topics(
                 "SNS topic names use 1-256 letters, digits, '-' or '_' (FIFO's '.fifo' is added)",
             )
             name = None
-        if account is not None and account not in account_ids:
-            check.fail(
-                f"{path}.account",
-                f"unknown account {account!r}; declared accounts: {', '.join(sorted(account_ids))}",
-            )
-            account = None
         if name is None or account is None:
             continue
         if (account, name) in seen:
