@@ -1,0 +1,387 @@
+"""Lambda SQS events as Lambda builds them, NServiceBus messages in both wire forms, a
+recording ``SendMessage`` stand-in, and the plumbing that runs relays against moto.
+
+The record shape follows Lambda's SQS event: ``messageId``, ``receiptHandle``, ``body``,
+``attributes`` (``ApproximateReceiveCount``, ``SentTimestamp``, ``SenderId``,
+``ApproximateFirstReceiveTimestamp``, and for FIFO ``SequenceNumber``, ``MessageGroupId``,
+``MessageDeduplicationId``), ``messageAttributes`` (``stringValue``/``binaryValue`` in base64,
+``stringListValues``, ``binaryListValues``, ``dataType``), ``md5OfBody``, ``eventSource``,
+``eventSourceARN`` and ``awsRegion``.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+import boto3
+import pytest
+
+from runtime.nsb_message import HEADERS_ATTRIBUTE
+from runtime.relay import Relay
+from runtime.relay_config import RelayConfig
+from runtime.transport_address import parse_queue_arn
+
+REGION = "us-east-1"
+SALES_ACCOUNT = "111111111111"
+BILLING_ACCOUNT = "222222222222"
+MOTO_ACCOUNT_HEADER = "x-moto-account-id"
+
+SALES_ARN = f"arn:aws:sqs:{REGION}:{SALES_ACCOUNT}:Sales"
+BILLING_SHADOW_ARN = f"arn:aws:sqs:{REGION}:{SALES_ACCOUNT}:Billing"
+BILLING_SHADOW_DLQ_ARN = f"arn:aws:sqs:{REGION}:{SALES_ACCOUNT}:Billing-dlq"
+BILLING_INGRESS_ARN = f"arn:aws:sqs:{REGION}:{BILLING_ACCOUNT}:Billing-ingress"
+BILLING_INGRESS_DLQ_ARN = f"arn:aws:sqs:{REGION}:{BILLING_ACCOUNT}:Billing-ingress-dlq"
+BILLING_ARN = f"arn:aws:sqs:{REGION}:{BILLING_ACCOUNT}:Billing"
+FIFO_SHADOW_ARN = f"arn:aws:sqs:{REGION}:{SALES_ACCOUNT}:Billing.fifo"
+FIFO_SHADOW_DLQ_ARN = f"arn:aws:sqs:{REGION}:{SALES_ACCOUNT}:Billing-dlq.fifo"
+FIFO_INGRESS_ARN = f"arn:aws:sqs:{REGION}:{BILLING_ACCOUNT}:Billing-ingress.fifo"
+
+
+def outbound_config() -> RelayConfig:
+    """Sales' outbound relay: its Billing shadow queues (standard and FIFO) forward to
+    Billing's ingress queues; the Sales endpoint's address is stamped with its queue ARN."""
+    return RelayConfig(
+        "outbound",
+        {
+            BILLING_SHADOW_ARN: {
+                "destination": BILLING_INGRESS_ARN,
+                "deadLetterQueue": BILLING_SHADOW_DLQ_ARN,
+            },
+            FIFO_SHADOW_ARN: {
+                "destination": FIFO_INGRESS_ARN,
+                "deadLetterQueue": FIFO_SHADOW_DLQ_ARN,
+            },
+        },
+        {"Sales": SALES_ARN},
+    )
+
+
+def inbound_config() -> RelayConfig:
+    """Billing's inbound relay: its ingress queue delivers to the Billing endpoint queue."""
+    return RelayConfig(
+        "inbound",
+        {
+            BILLING_INGRESS_ARN: {
+                "destination": BILLING_ARN,
+                "deadLetterQueue": BILLING_INGRESS_DLQ_ARN,
+            }
+        },
+    )
+
+
+def request_headers(reply_to: str = "Sales", **extra: str) -> dict[str, str]:
+    """The headers of a request the Sales endpoint sends to Billing."""
+    return {
+        "NServiceBus.MessageId": str(uuid.uuid4()),
+        "NServiceBus.MessageIntent": "Send",
+        "NServiceBus.ReplyToAddress": reply_to,
+        "NServiceBus.OriginatingEndpoint": "Sales",
+        "NServiceBus.EnclosedMessageTypes": "Billing.Messages.BillOrder",
+        "NServiceBus.ContentType": "application/json",
+        **extra,
+    }
+
+
+def wrapped_body(headers: dict[str, str], payload: str = '{"OrderId":42}') -> str:
+    """A body in NServiceBus's default wrapped form."""
+    return json.dumps(
+        {
+            "Headers": headers,
+            "Body": base64.b64encode(payload.encode()).decode(),
+            "S3BodyKey": None,
+        }
+    )
+
+
+def lambda_attribute(data_type: str, value: str | bytes) -> dict[str, Any]:
+    """One entry of a Lambda record's ``messageAttributes``."""
+    attribute: dict[str, Any] = {
+        "stringListValues": [],
+        "binaryListValues": [],
+        "dataType": data_type,
+    }
+    if isinstance(value, bytes):
+        attribute["binaryValue"] = base64.b64encode(value).decode()
+    else:
+        attribute["stringValue"] = value
+    return attribute
+
+
+def headers_attribute(headers: dict[str, str]) -> dict[str, Any]:
+    """The ``NServiceBus.AmazonSQS.Headers`` attribute of the unwrapped wire form."""
+    return lambda_attribute("String", json.dumps(headers))
+
+
+def sqs_record(
+    body: str,
+    *,
+    source: str = BILLING_SHADOW_ARN,
+    message_attributes: dict[str, Any] | None = None,
+    message_id: str | None = None,
+    group_id: str | None = None,
+    deduplication_id: str | None = None,
+    receive_count: int = 1,
+    trace_header: str | None = None,
+) -> dict[str, Any]:
+    """A Lambda SQS record from queue ``source``; FIFO fields when ``group_id`` is given."""
+    attributes: dict[str, str] = {
+        "ApproximateReceiveCount": str(receive_count),
+        "SentTimestamp": "1767225600000",
+        "SenderId": "AIDAIENQZJOLO23YVJ4VO",
+        "ApproximateFirstReceiveTimestamp": "1767225600012",
+    }
+    if group_id is not None:
+        attributes["SequenceNumber"] = "18849496460467696128"
+        attributes["MessageGroupId"] = group_id
+    if deduplication_id is not None:
+        attributes["MessageDeduplicationId"] = deduplication_id
+    if trace_header is not None:
+        attributes["AWSTraceHeader"] = trace_header
+    return {
+        "messageId": message_id or str(uuid.uuid4()),
+        "receiptHandle": "AQEBwJnKyrHigUMZj6rYigCgxlaS3SLy0a" + uuid.uuid4().hex,
+        "body": body,
+        "attributes": attributes,
+        "messageAttributes": message_attributes or {},
+        "md5OfBody": hashlib.md5(body.encode()).hexdigest(),
+        "eventSource": "aws:sqs",
+        "eventSourceARN": source,
+        "awsRegion": parse_queue_arn(source).region,
+    }
+
+
+def sqs_event(*records: dict[str, Any]) -> dict[str, Any]:
+    """A Lambda SQS event holding ``records``."""
+    return {"Records": list(records)}
+
+
+def body_headers(body: str) -> dict[str, str]:
+    """The headers of a wrapped body."""
+    headers: dict[str, str] = json.loads(body)["Headers"]
+    return headers
+
+
+def attribute_headers(request: dict[str, Any]) -> dict[str, str]:
+    """The headers of a ``SendMessage`` request in the unwrapped form."""
+    headers: dict[str, str] = json.loads(
+        request["MessageAttributes"][HEADERS_ATTRIBUTE]["StringValue"]
+    )
+    return headers
+
+
+@dataclass
+class Sent:
+    """One ``SendMessage`` the relay made."""
+
+    region: str
+    request: dict[str, Any]
+    message_id: str
+
+
+@dataclass
+class RecordingSend:
+    """Stands in for SQS: records each send and answers a message id, or raises the next
+    failure queued for the send's queue URL."""
+
+    sent: list[Sent] = field(default_factory=list)
+    failures: dict[str, list[Exception]] = field(default_factory=dict)
+
+    def fail_next(self, queue_url: str, error: Exception) -> None:
+        """Make the next send to ``queue_url`` raise ``error``."""
+        self.failures.setdefault(queue_url, []).append(error)
+
+    def __call__(self, region: str, request: dict[str, Any]) -> str:
+        pending = self.failures.get(request["QueueUrl"])
+        if pending:
+            raise pending.pop(0)
+        message_id = str(uuid.uuid4())
+        self.sent.append(Sent(region, request, message_id))
+        return message_id
+
+    def to(self, queue_arn: str) -> list[dict[str, Any]]:
+        """The requests sent to the queue ``queue_arn``."""
+        url = parse_queue_arn(queue_arn).url
+        return [sent.request for sent in self.sent if sent.request["QueueUrl"] == url]
+
+
+def log_lines(text: str) -> list[dict[str, Any]]:
+    """The JSON log lines in captured standard output."""
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+class ThrottlingError(Exception):
+    """What botocore raises once its retries of a throttled ``SendMessage`` are spent."""
+
+
+# moto plumbing ------------------------------------------------------------------------------
+
+
+def _route_by_queue_url(request: Any, **_: Any) -> None:
+    """Address each SQS call to the account named in its queue URL (moto keeps one state per
+    account and does not route cross-account calls by itself)."""
+    body = request.body
+    if not body:
+        return
+    payload = json.loads(body)
+    url = payload.get("QueueUrl")
+    if isinstance(url, str):
+        request.headers[MOTO_ACCOUNT_HEADER] = url.rstrip("/").split("/")[-2]
+
+
+@pytest.fixture
+def moto_aws(monkeypatch: pytest.MonkeyPatch, moto_endpoint: str) -> str:
+    """Dummy credentials, the region and moto's endpoint for every boto3 client, and a default
+    boto3 session that routes each SQS call to the account in its queue URL.
+
+    Real SQS serves a queue in another account to any caller its policy allows; moto attributes
+    a call to one account, given by the ``x-moto-account-id`` request header. A ``before-sign``
+    hook on the default session sets that header from the ``QueueUrl`` of each call, so the
+    relay's own clients (created from the default session) reach the other account's queues.
+    The hook sits outside the relay, which sends exactly what it would send to AWS.
+    """
+    for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)
+    monkeypatch.setenv("AWS_REGION", REGION)
+    monkeypatch.setenv("AWS_ENDPOINT_URL", moto_endpoint)
+    monkeypatch.setenv("AWS_CONFIG_FILE", "/nonexistent/aws-config")
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent/aws-credentials")
+    session = boto3.session.Session()
+    session.events.register("before-sign.sqs", _route_by_queue_url)
+    monkeypatch.setattr(boto3, "DEFAULT_SESSION", session)
+    return moto_endpoint
+
+
+def account_sqs(account: str) -> Any:
+    """An SQS client acting in ``account`` (for calls that name no queue URL, as CreateQueue)."""
+    client = boto3.client("sqs")
+
+    def address_account(request: Any, **_: Any) -> None:
+        request.headers.setdefault(MOTO_ACCOUNT_HEADER, account)
+
+    client.meta.events.register("before-sign.sqs", address_account)
+    return client
+
+
+@dataclass(frozen=True)
+class Queue:
+    """A queue created in moto: its ARN and the URL to call it by."""
+
+    arn: str
+    url: str
+
+    @property
+    def name(self) -> str:
+        return parse_queue_arn(self.arn).name
+
+
+def create_queue(
+    account: str,
+    name: str,
+    *,
+    dead_letter: Queue | None = None,
+    max_receive_count: int = 3,
+) -> Queue:
+    """Create ``name`` in ``account`` (FIFO if it ends with ``.fifo``), allowing 1 MiB messages,
+    with a redrive policy to ``dead_letter`` if given."""
+    attributes = {"MaximumMessageSize": "1048576", "VisibilityTimeout": "30"}
+    if name.endswith(".fifo"):
+        attributes["FifoQueue"] = "true"
+    if dead_letter is not None:
+        attributes["RedrivePolicy"] = json.dumps(
+            {"deadLetterTargetArn": dead_letter.arn, "maxReceiveCount": max_receive_count}
+        )
+    client = account_sqs(account)
+    url = client.create_queue(QueueName=name, Attributes=attributes)["QueueUrl"]
+    arn = client.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"][
+        "QueueArn"
+    ]
+    return Queue(arn, url)
+
+
+def lambda_event(messages: list[dict[str, Any]], queue: Queue) -> dict[str, Any]:
+    """The event Lambda's SQS poller builds from messages it received from ``queue``."""
+    records = []
+    region = parse_queue_arn(queue.arn).region
+    for message in messages:
+        attributes = {}
+        for name, attribute in message.get("MessageAttributes", {}).items():
+            value = attribute.get("StringValue", attribute.get("BinaryValue"))
+            attributes[name] = lambda_attribute(attribute["DataType"], value)
+        record = {
+            "messageId": message["MessageId"],
+            "receiptHandle": message["ReceiptHandle"],
+            "body": message["Body"],
+            "attributes": dict(message.get("Attributes", {})),
+            "messageAttributes": attributes,
+            "md5OfBody": message["MD5OfBody"],
+            "eventSource": "aws:sqs",
+            "eventSourceARN": queue.arn,
+            "awsRegion": region,
+        }
+        if "MD5OfMessageAttributes" in message:
+            record["md5OfMessageAttributes"] = message["MD5OfMessageAttributes"]
+        records.append(record)
+    return {"Records": records}
+
+
+def receive(queue: Queue, *, wait: bool = False) -> list[dict[str, Any]]:
+    """Up to ten messages of ``queue`` with all their attributes, as Lambda's poller asks."""
+    response = account_sqs(parse_queue_arn(queue.arn).account).receive_message(
+        QueueUrl=queue.url,
+        MaxNumberOfMessages=10,
+        AttributeNames=["All"],
+        MessageAttributeNames=["All"],
+        MessageSystemAttributeNames=["All"],
+        WaitTimeSeconds=1 if wait else 0,
+    )
+    messages: list[dict[str, Any]] = response.get("Messages", [])
+    return messages
+
+
+@dataclass
+class Invocation:
+    """One poll: what was received and what the relay answered."""
+
+    received: list[dict[str, Any]]
+    response: dict[str, list[dict[str, str]]]
+
+    @property
+    def failed_ids(self) -> list[str]:
+        return [item["itemIdentifier"] for item in self.response["batchItemFailures"]]
+
+
+def poll(queue: Queue, relay: Relay | Any) -> Invocation:
+    """What Lambda's SQS event source mapping does once: receive a batch, invoke the handler,
+    delete the messages not reported failed, and leave the failed ones in the queue (made
+    visible at once, as if their visibility timeout had passed)."""
+    messages = receive(queue)
+    if not messages:
+        return Invocation([], {"batchItemFailures": []})
+    response = relay(lambda_event(messages, queue), None)
+    failed = {item["itemIdentifier"] for item in response["batchItemFailures"]}
+    client = account_sqs(parse_queue_arn(queue.arn).account)
+    for message in messages:
+        if message["MessageId"] in failed:
+            client.change_message_visibility(
+                QueueUrl=queue.url, ReceiptHandle=message["ReceiptHandle"], VisibilityTimeout=0
+            )
+        else:
+            client.delete_message(QueueUrl=queue.url, ReceiptHandle=message["ReceiptHandle"])
+    return Invocation(messages, response)
+
+
+def send_to(queue: Queue, body: str, **parameters: Any) -> str:
+    """Send as an endpoint in the queue's account would; returns the message id."""
+    client = account_sqs(parse_queue_arn(queue.arn).account)
+    message_id: str = client.send_message(QueueUrl=queue.url, MessageBody=body, **parameters)[
+        "MessageId"
+    ]
+    return message_id
