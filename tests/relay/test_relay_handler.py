@@ -1,0 +1,333 @@
+"""The Lambda handler: partial batch responses, sends, dead-lettering, FIFO groups, logs."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from runtime import relay as relay_module
+from runtime.arn_header import ARN_HEADER, decode
+from runtime.json_log import JsonLogger
+from runtime.relay import REJECTION_ATTRIBUTE, Relay, SqsClients
+from runtime.transport_address import parse_queue_arn
+from tests.relay.conftest import (
+    BILLING_INGRESS_ARN,
+    BILLING_SHADOW_ARN,
+    BILLING_SHADOW_DLQ_ARN,
+    FIFO_INGRESS_ARN,
+    FIFO_SHADOW_ARN,
+    SALES_ARN,
+    RecordingSend,
+    ThrottlingError,
+    body_headers,
+    log_lines,
+    outbound_config,
+    request_headers,
+    sqs_event,
+    sqs_record,
+    wrapped_body,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+INGRESS_URL = parse_queue_arn(BILLING_INGRESS_ARN).url
+DLQ_URL = parse_queue_arn(BILLING_SHADOW_DLQ_ARN).url
+FIFO_INGRESS_URL = parse_queue_arn(FIFO_INGRESS_ARN).url
+
+
+class LambdaContext:
+    """The part of Lambda's context object the relay reads."""
+
+    aws_request_id = "c6af9ac6-7b61-11e6-9a41-93e8deadbeef"
+
+
+def good_record(**options: Any) -> dict[str, Any]:
+    return sqs_record(wrapped_body(request_headers()), **options)
+
+
+def poison_record(**options: Any) -> dict[str, Any]:
+    return sqs_record(wrapped_body(request_headers(**{ARN_HEADER: "a===b"})), **options)
+
+
+@pytest.fixture
+def log() -> io.StringIO:
+    return io.StringIO()
+
+
+@pytest.fixture
+def send() -> RecordingSend:
+    return RecordingSend()
+
+
+@pytest.fixture
+def relay(send: RecordingSend, log: io.StringIO) -> Relay:
+    return Relay(outbound_config(), send=send, logger=JsonLogger("sqs-relay", stream=log))
+
+
+def failed_ids(response: dict[str, list[dict[str, str]]]) -> list[str]:
+    return [item["itemIdentifier"] for item in response["batchItemFailures"]]
+
+
+def test_a_batch_is_stamped_and_forwarded_and_nothing_is_reported_failed(
+    relay: Relay, send: RecordingSend
+) -> None:
+    records = [good_record() for _ in range(3)]
+
+    response = relay(sqs_event(*records), LambdaContext())
+
+    assert response == {"batchItemFailures": []}
+    assert [sent.region for sent in send.sent] == ["us-east-1"] * 3
+    for sent in send.to(BILLING_INGRESS_ARN):
+        entries = decode(body_headers(sent["MessageBody"])[ARN_HEADER])
+        assert entries["NServiceBus.ReplyToAddress"] == SALES_ARN
+
+
+def test_a_poison_message_among_good_ones_is_dead_lettered_and_acknowledged(
+    relay: Relay, send: RecordingSend, log: io.StringIO
+) -> None:
+    """Refusals are deterministic: retrying would only delay the verdict (and on FIFO queues
+    hold back the messages behind it), so the relay dead-letters at once and acknowledges
+    only after SQS accepted the dead-letter send."""
+    first, poison, last = good_record(), poison_record(message_id="poison-1"), good_record()
+
+    response = relay(sqs_event(first, poison, last), LambdaContext())
+
+    assert response == {"batchItemFailures": []}
+    assert len(send.to(BILLING_INGRESS_ARN)) == 2
+    [dead] = send.to(BILLING_SHADOW_DLQ_ARN)
+    assert dead["MessageBody"] == poison["body"]
+    assert json.loads(dead["MessageAttributes"][REJECTION_ATTRIBUTE]["StringValue"])["kind"] == (
+        "malformed_arn_header"
+    )
+    [line] = [line for line in log_lines(log.getvalue()) if line["message_id"] == "poison-1"]
+    assert line["level"] == "ERROR"
+    assert line["outcome"] == "dead_lettered"
+    assert line["kind"] == "malformed_arn_header"
+    assert "position" in line["reason"]
+    assert line["destination_queue"] == BILLING_SHADOW_DLQ_ARN
+    assert line["function_request_id"] == LambdaContext.aws_request_id
+
+
+def test_a_throttled_send_marks_only_that_message_failed(
+    relay: Relay, send: RecordingSend, log: io.StringIO
+) -> None:
+    records = [good_record() for _ in range(3)]
+    send.fail_next(INGRESS_URL, ThrottlingError("Rate exceeded"))
+    records_sent_after_failure = records[1:]
+
+    response = relay(sqs_event(*records), None)
+
+    assert failed_ids(response) == [records[0]["messageId"]]
+    assert len(send.to(BILLING_INGRESS_ARN)) == len(records_sent_after_failure)
+    [line] = [line for line in log_lines(log.getvalue()) if line["outcome"] == "send_failed"]
+    assert line["message_id"] == records[0]["messageId"]
+    assert line["error"] == "ThrottlingError: Rate exceeded"
+    assert line["level"] == "WARNING"
+
+
+def test_a_poison_message_whose_dead_letter_send_fails_is_reported_failed(
+    relay: Relay, send: RecordingSend
+) -> None:
+    """Then SQS retries it and, at worst, its redrive policy moves it: never dropped."""
+    good, poison = good_record(), poison_record()
+    send.fail_next(DLQ_URL, ThrottlingError("Rate exceeded"))
+
+    response = relay(sqs_event(good, poison), None)
+
+    assert failed_ids(response) == [poison["messageId"]]
+    assert send.to(BILLING_SHADOW_DLQ_ARN) == []
+
+
+def test_messages_from_a_queue_without_a_route_are_reported_failed_every_time(
+    relay: Relay, send: RecordingSend, log: io.StringIO
+) -> None:
+    """No route means no known dead-letter queue: only the queue's redrive policy can move
+    them, after maxReceiveCount failed receives."""
+    unrouted = "arn:aws:sqs:us-east-1:111111111111:Unrouted"
+    records = [good_record(source=unrouted, receive_count=count) for count in (1, 5)]
+
+    response = relay(sqs_event(*records), None)
+
+    assert failed_ids(response) == [record["messageId"] for record in records]
+    assert send.sent == []
+    lines = log_lines(log.getvalue())
+    assert [line["outcome"] for line in lines] == ["refused", "refused"]
+    assert [line["receive_count"] for line in lines] == ["1", "5"]
+    assert all("Unrouted" in line["reason"] for line in lines)
+
+
+def test_a_fifo_failure_stops_the_rest_of_its_group_but_not_other_groups(
+    relay: Relay, send: RecordingSend, log: io.StringIO
+) -> None:
+    a1, a2, b1, a3, b2 = (
+        good_record(source=FIFO_SHADOW_ARN, group_id=group, deduplication_id=name)
+        for name, group in (("a1", "A"), ("a2", "A"), ("b1", "B"), ("a3", "A"), ("b2", "B"))
+    )
+    send.fail_next(FIFO_INGRESS_URL, ThrottlingError("Rate exceeded"))
+
+    response = relay(sqs_event(a1, a2, b1, a3, b2), None)
+
+    assert failed_ids(response) == [a1["messageId"], a2["messageId"], a3["messageId"]]
+    assert [request["MessageGroupId"] for request in send.to(FIFO_INGRESS_ARN)] == ["B", "B"]
+    skipped = [line for line in log_lines(log.getvalue()) if line["outcome"] == "not_attempted"]
+    assert [line["message_id"] for line in skipped] == [a2["messageId"], a3["messageId"]]
+
+
+def test_standard_queue_failures_do_not_stop_messages_of_the_same_group(
+    relay: Relay, send: RecordingSend
+) -> None:
+    records = [good_record(group_id="tenant-1") for _ in range(2)]
+    send.fail_next(INGRESS_URL, ThrottlingError("Rate exceeded"))
+    response = relay(sqs_event(*records), None)
+    assert failed_ids(response) == [records[0]["messageId"]]
+    assert len(send.sent) == 1
+
+
+def test_a_defect_costs_a_retry_never_the_message(
+    relay: Relay, send: RecordingSend, log: io.StringIO, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(record: Any, config: Any) -> Any:
+        raise KeyError("unexpected")
+
+    monkeypatch.setattr(relay_module, "relay_message", broken)
+    record = good_record()
+    response = relay(sqs_event(record), None)
+    assert failed_ids(response) == [record["messageId"]]
+    assert send.sent == []
+    [line] = log_lines(log.getvalue())
+    assert line["outcome"] == "error"
+    assert line["exception_name"] == "KeyError"
+    assert "Traceback" in line["exception"]
+
+
+def test_every_forward_is_logged_with_both_message_ids(
+    relay: Relay, send: RecordingSend, log: io.StringIO
+) -> None:
+    record = good_record()
+    relay(sqs_event(record), LambdaContext())
+    relay(sqs_event(good_record()), LambdaContext())
+    first, second = log_lines(log.getvalue())
+    assert first["message"] == "forwarded"
+    assert first["message_id"] == record["messageId"]
+    assert first["sent_message_id"] == send.sent[0].message_id
+    assert first["source_queue"] == BILLING_SHADOW_ARN
+    assert first["destination_queue"] == BILLING_INGRESS_ARN
+    assert first["rewritten_headers"] == [
+        "NServiceBus.ReplyToAddress",
+        "NServiceBus.OriginatingEndpoint",
+    ]
+    assert first["wire_form"] == "wrapped"
+    assert first["service"] == "sqs-relay"
+    assert (first["cold_start"], second["cold_start"]) == (True, False)
+
+
+@pytest.mark.parametrize(
+    "event",
+    [{}, {"Records": "x"}, {"Records": [{"body": "no message id"}]}],
+    ids=["no-records", "records-not-a-list", "record-without-id"],
+)
+def test_an_event_that_is_not_an_sqs_batch_fails_the_whole_invocation(
+    relay: Relay, event: dict[str, Any]
+) -> None:
+    """Without message ids nothing can be reported failed one by one; failing the invocation
+    makes Lambda retry the whole batch."""
+    with pytest.raises(ValueError, match="not a Lambda SQS event"):
+        relay(event, None)
+
+
+def test_clients_are_created_lazily_once_per_region() -> None:
+    created: list[str] = []
+
+    class Client:
+        def __init__(self, region: str) -> None:
+            self.region = region
+
+        def send_message(self, **request: Any) -> dict[str, str]:
+            return {"MessageId": f"{self.region}:{request['QueueUrl']}"}
+
+    def create(region: str) -> Client:
+        created.append(region)
+        return Client(region)
+
+    clients = SqsClients(create)
+    assert created == []
+    assert clients.send("us-east-1", {"QueueUrl": "q1"}) == "us-east-1:q1"
+    assert clients.send("eu-west-1", {"QueueUrl": "q2"}) == "eu-west-1:q2"
+    assert clients.send("us-east-1", {"QueueUrl": "q3"}) == "us-east-1:q3"
+    assert created == ["us-east-1", "eu-west-1"]
+
+
+def test_importing_the_relay_loads_neither_boto3_nor_botocore() -> None:
+    """Cold starts pay for boto3 only when the first message is sent."""
+    probe = (
+        "import sys, runtime.relay; "
+        "print(sorted(m for m in ('boto3', 'botocore', 'typing', 'dataclasses') "
+        "if m in sys.modules))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"
+
+
+@pytest.fixture
+def fresh_default_relay() -> Iterator[None]:
+    """The entry point builds its relay once per container; start and end clean."""
+    relay_module._default_relay.cache_clear()
+    yield
+    relay_module._default_relay.cache_clear()
+
+
+@pytest.mark.usefixtures("fresh_default_relay")
+def test_the_entry_point_reports_every_message_failed_while_misconfigured(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("RELAY_DIRECTION", "outbound")
+    monkeypatch.delenv("RELAY_ROUTES", raising=False)
+    monkeypatch.setenv("POWERTOOLS_SERVICE_NAME", "sales-outbound-relay")
+    records = [good_record(), good_record()]
+
+    response = relay_module.handler(sqs_event(*records), LambdaContext())
+
+    assert failed_ids(response) == [record["messageId"] for record in records]
+    [line] = log_lines(capsys.readouterr().out)
+    assert line["level"] == "ERROR"
+    assert line["outcome"] == "misconfigured"
+    assert line["service"] == "sales-outbound-relay"
+    assert "RELAY_ROUTES is not set" in line["reason"]
+
+
+@pytest.mark.usefixtures("fresh_default_relay")
+def test_the_entry_point_builds_its_relay_from_the_environment_once(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("RELAY_DIRECTION", "outbound")
+    monkeypatch.setenv(
+        "RELAY_ROUTES",
+        json.dumps(
+            {
+                BILLING_SHADOW_ARN: {
+                    "destination": BILLING_INGRESS_ARN,
+                    "deadLetterQueue": BILLING_SHADOW_DLQ_ARN,
+                }
+            }
+        ),
+    )
+    monkeypatch.setenv("RELAY_LOCAL_ENDPOINTS", json.dumps({"Sales": SALES_ARN}))
+    unrouted = good_record(source="arn:aws:sqs:us-east-1:111111111111:Unrouted")
+
+    response = relay_module.handler(sqs_event(unrouted), LambdaContext())
+
+    assert failed_ids(response) == [unrouted["messageId"]]
+    built = relay_module._default_relay()
+    assert set(built.config.routes) == {BILLING_SHADOW_ARN}
+    assert built.config.local_endpoints == {"Sales": SALES_ARN}
+    monkeypatch.setenv("RELAY_DIRECTION", "inbound")
+    assert relay_module._default_relay() is built
+    assert log_lines(capsys.readouterr().out)[0]["kind"] == "unknown_route"
