@@ -264,7 +264,8 @@ def account_sqs(account: str) -> Any:
     client = boto3.client("sqs")
 
     def address_account(request: Any, **_: Any) -> None:
-        request.headers.setdefault(MOTO_ACCOUNT_HEADER, account)
+        if MOTO_ACCOUNT_HEADER not in request.headers:
+            request.headers[MOTO_ACCOUNT_HEADER] = account
 
     client.meta.events.register("before-sign.sqs", address_account)
     return client
