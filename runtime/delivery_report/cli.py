@@ -53,11 +53,6 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         choices=("s3a", "s3"),
         help="Hadoop scheme for s3:// inputs: s3a (open-source Hadoop) or s3 (EMRFS on EMR)",
     )
-    parser.add_argument(
-        "--no-records",
-        action="store_true",
-        help="skip writing the normalized records (summary and report only)",
-    )
     return parser.parse_args(argv)
 
 
@@ -74,7 +69,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         output=args.output,
         layout=args.layout,
         s3_scheme=args.s3_scheme,
-        write_records=not args.no_records,
     )
     try:
         result = run(spark, config)

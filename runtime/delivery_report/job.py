@@ -1,8 +1,9 @@
 """The job: inputs -> normalized Parquet, summary JSON, HTML report, accounting check.
 
-One pass over the input: the classified units are cached once (parsing is the expensive part)
-and everything else -- the Parquet write, the aggregates -- reads the cache. Records read are
-counted with an ``Observation`` on the readers' output, inside that same pass, so the check
+One pass over the input: every unit, parsed or rejected, is written once to Parquet
+(partitioned by ``outcome`` and ``date``) and the aggregates read the few columns they need
+back from there -- cheaper than caching wide rows in memory. Records read are counted with an
+``Observation`` on the readers' output inside that same pass, so the check
 ``read == parsed + rejected`` compares counts taken at two different points of the plan.
 """
 
@@ -22,14 +23,13 @@ from runtime.delivery_report.detect import Layout
 from runtime.delivery_report.errors import AccountingError
 from runtime.delivery_report.inputs import list_input_files
 from runtime.delivery_report.layouts import units_for_files
-from runtime.delivery_report.normalize import classify_units, parsed_records, rejected_units
+from runtime.delivery_report.normalize import PARSED, REJECTED, classify_units, with_outcome
 from runtime.delivery_report.report import render_report
 from runtime.delivery_report.summary import build_summary, collect_aggregates
 
 SUMMARY_FILE = "summary.json"
 REPORT_FILE = "report.html"
 RECORDS_DIR = "records"
-REJECTED_DIR = "rejected"
 LOCAL_SHUFFLE_PARTITIONS = 8
 
 
@@ -41,7 +41,6 @@ class JobConfig:
     output: str
     layout: str = "auto"
     s3_scheme: str = "s3a"
-    write_records: bool = True
 
 
 @dataclass
@@ -57,32 +56,30 @@ def run(spark: SparkSession, config: JobConfig) -> JobResult:
     started = time.perf_counter()
     forced = None if config.layout == "auto" else Layout(config.layout)
     files = list_input_files(spark, config.inputs, forced, config.s3_scheme)
-    timings["list_files_s"] = time.perf_counter() - started
     readable = [f for f in files if f.layout is not None]
+    _balance_partitions(spark, len(readable))
+    timings["list_files_s"] = time.perf_counter() - started
     observation = Observation("units")
     units = units_for_files(spark, readable).observe(
         observation,
         sf.count(sf.lit(1)).alias("read"),
     )
-    classified = classify_units(units).persist()
-    try:
-        records = parsed_records(classified)
-        rejected = rejected_units(classified)
-        step = time.perf_counter()
-        output = config.output.rstrip("/")
-        if config.write_records:
-            records.write.mode("overwrite").partitionBy("date").parquet(f"{output}/{RECORDS_DIR}")
-        else:
-            classified.count()
-        timings["parse_and_write_s"] = time.perf_counter() - step
-        step = time.perf_counter()
-        read = int(observation.get["read"])
-        if config.write_records:
-            rejected.coalesce(1).write.mode("overwrite").parquet(f"{output}/{REJECTED_DIR}")
-        aggregates = collect_aggregates(records, rejected)
-        timings["aggregate_s"] = time.perf_counter() - step
-    finally:
-        classified.unpersist()
+    output = config.output.rstrip("/")
+    stored_at = f"{output}/{RECORDS_DIR}"
+    step = time.perf_counter()
+    with_outcome(classify_units(units)).write.mode("overwrite").partitionBy(
+        "outcome",
+        "date",
+    ).parquet(stored_at)
+    read = int(observation.get["read"])
+    timings["parse_and_write_s"] = time.perf_counter() - step
+    step = time.perf_counter()
+    stored = spark.read.parquet(stored_at)
+    aggregates = collect_aggregates(
+        stored.filter(sf.col("outcome") == PARSED),
+        stored.filter(sf.col("outcome") == REJECTED),
+    )
+    timings["aggregate_s"] = time.perf_counter() - step
     summary = build_summary(aggregates, read, files)
     write_text(spark, f"{output}/{SUMMARY_FILE}", dump_summary(summary))
     write_text(spark, f"{output}/{REPORT_FILE}", render_report(summary))
@@ -94,6 +91,16 @@ def run(spark: SparkSession, config: JobConfig) -> JobResult:
             f" + rejected ({accounting['records_rejected']}): records were lost between stages",
         )
     return JobResult(summary=summary, timings=timings)
+
+
+def _balance_partitions(spark: SparkSession, files: int) -> None:
+    """One read task per file, small files packed together (``openCostInBytes``).
+
+    Spark packs files into as few partitions as ``defaultParallelism`` allows; gzip files
+    cannot be split, so a few big partitions leave cores idle while the last one finishes.
+    """
+    wanted = max(files, spark.sparkContext.defaultParallelism)
+    spark.conf.set("spark.sql.files.minPartitionNum", str(wanted))
 
 
 def dump_summary(summary: dict[str, Any]) -> str:

@@ -33,9 +33,10 @@ closing quote is followed by ``,``, ``:``, ``}``, ``]`` or whitespace, never by 
 So a ``}`` and ``{`` followed by a quote and a letter is always an object boundary.
 """
 
-_EXPORT_GROUP = r"(?:^|/)(sns/[^/]+/[^/]+/.+)/[^/]+/[^/]+/[^/]+$"
-_FILE_GROUP = r"(?:^|/)(sns/[^/]+/[^/]+/.+)/[^/]+$"
-_EXPORT_STREAM = r"/([^/]+)/[^/]+$"
+EXPORT_LEVELS_BELOW_GROUP = 3
+"""``<log group>/<exportTaskId>/<logStreamName>/000000.gz``."""
+FILE_LEVELS_BELOW_GROUP = 1
+"""``<log group>/<file>`` for JSON lines and filter-log-events pages."""
 
 
 def units_for_files(spark: SparkSession, files: Sequence[InputFile]) -> DataFrame:
@@ -70,8 +71,8 @@ def export_units(lines: DataFrame) -> DataFrame:
     return _units(
         staged.withColumn("reject_reason", reason),
         layout=Layout.EXPORT,
-        log_group=_path_group(_EXPORT_GROUP),
-        log_stream=sf.nullif(sf.regexp_extract("source_file", _EXPORT_STREAM, 1), sf.lit("")),
+        log_group=path_log_group(sf.col("source_file"), EXPORT_LEVELS_BELOW_GROUP),
+        log_stream=_export_stream(sf.col("source_file")),
         log_time=sf.col("log_time"),
         message=sf.expr("substr(value, instr(value, ' ') + 1)"),
         sample=value,
@@ -88,7 +89,7 @@ def jsonl_units(lines: DataFrame) -> DataFrame:
     return _units(
         lines.withColumn("reject_reason", reason),
         layout=Layout.JSONL,
-        log_group=_path_group(_FILE_GROUP),
+        log_group=path_log_group(sf.col("source_file"), FILE_LEVELS_BELOW_GROUP),
         log_stream=sf.lit(None).cast("string"),
         log_time=sf.lit(None).cast("timestamp"),
         message=value,
@@ -160,7 +161,7 @@ def filter_log_events_units(files: DataFrame) -> DataFrame:
     return _event_units(
         exploded,
         layout=Layout.FILTER_LOG_EVENTS,
-        log_group=_path_group(_FILE_GROUP),
+        log_group=path_log_group(sf.col("source_file"), FILE_LEVELS_BELOW_GROUP),
         log_stream=sf.col("event").getField("logStreamName"),
     )
 
@@ -258,6 +259,21 @@ def _units(
     )
 
 
-def _path_group(pattern: str) -> Column:
-    """The log group named by the path (``.../sns/<region>/<account>/<topic>[/Failure]/...``)."""
-    return sf.nullif(sf.regexp_extract(sf.col("source_file"), pattern, 1), sf.lit(""))
+def path_log_group(path: Column, levels_below: int) -> Column:
+    """The log group a path names: from its last ``sns/`` folder to ``levels_below`` levels up.
+
+    ``.../sns/<region>/<account>/<topic>[/Failure]/<task>/<stream>/000000.gz`` with 3 levels
+    below gives ``sns/<region>/<account>/<topic>[/Failure]``. Cut with ``substring_index`` (no
+    regular expression: a backtracking regex per row cost more than parsing the JSON).
+    """
+    tail = sf.substring_index(path, "/", -levels_below)
+    folder = sf.substring(path, sf.lit(1), sf.length(path) - sf.length(tail) - 1)
+    after_last = sf.substring_index(folder, "/sns/", -1)
+    return sf.when(
+        folder.contains("/sns/") & (after_last != ""), sf.concat(sf.lit("sns/"), after_last)
+    ).when(folder.startswith("sns/"), folder)
+
+
+def _export_stream(path: Column) -> Column:
+    """``<logStreamName>`` in ``.../<logStreamName>/000000.gz``."""
+    return sf.nullif(sf.substring_index(sf.substring_index(path, "/", -2), "/", 1), sf.lit(""))

@@ -57,9 +57,14 @@ RECORD_COLUMNS: tuple[str, ...] = (
     "source_file",
     "date",
 )
-"""The normalized record, as written to Parquet (partitioned by ``date`` of delivery)."""
+"""The normalized record, as written to Parquet (partitioned by ``outcome`` and ``date``).
 
-REJECT_COLUMNS: tuple[str, ...] = ("layout", "source_file", "reject_reason", "sample")
+Rejected units are stored beside the records under ``outcome=rejected`` with their
+``reject_reason`` and a ``sample`` of the text, so they can be inspected like the records.
+"""
+
+PARSED = "parsed"
+REJECTED = "rejected"
 
 _NUMBER_FIELDS = ("dwellTimeMs", "attempts", "statusCode")
 
@@ -89,14 +94,15 @@ def classify_units(units: DataFrame) -> DataFrame:
     return _with_reason(fields).select(*_record_columns(), "reject_reason", "sample")
 
 
-def parsed_records(classified: DataFrame) -> DataFrame:
-    """The rows that are delivery records."""
-    return classified.filter(sf.col("reject_reason").isNull()).select(*RECORD_COLUMNS)
-
-
-def rejected_units(classified: DataFrame) -> DataFrame:
-    """The rows that were rejected, with the reason and a sample of the text."""
-    return classified.filter(sf.col("reject_reason").isNotNull()).select(*REJECT_COLUMNS)
+def with_outcome(classified: DataFrame) -> DataFrame:
+    """Record columns, reject columns and ``outcome`` (``parsed`` or ``rejected``) to store."""
+    outcome = sf.when(sf.col("reject_reason").isNull(), sf.lit(PARSED)).otherwise(sf.lit(REJECTED))
+    return classified.select(
+        *RECORD_COLUMNS,
+        sf.col("reject_reason"),
+        sf.col("sample"),
+        outcome.alias("outcome"),
+    )
 
 
 def protocol_column(destination: Column, delivery: Column) -> Column:
@@ -124,18 +130,23 @@ def protocol_column(destination: Column, delivery: Column) -> Column:
 
 def topic_from_log_group(log_group: Column) -> Column:
     """The topic (or SMS / platform-application ARN) a log group ``sns/<region>/<acct>/<x>`` is for."""
-    group = sf.regexp_replace(log_group, "/Failure$", "")
-    pattern = r"^sns/([^/]+)/([^/]+)/(.+)$"
-    region = sf.regexp_extract(group, pattern, 1)
-    account = sf.regexp_extract(group, pattern, 2)
-    resource = sf.regexp_extract(group, pattern, 3)
+    suffix = "/Failure"
+    group = sf.when(
+        log_group.endswith(suffix),
+        sf.substring(log_group, sf.lit(1), sf.length(log_group) - len(suffix)),
+    ).otherwise(log_group)
+    region = sf.split_part(group, sf.lit("/"), sf.lit(2))
+    account = sf.split_part(group, sf.lit("/"), sf.lit(3))
+    prefix = sf.substring_index(group, "/", 3)
+    resource = sf.substr(group, sf.length(prefix) + 2)
     partition = (
         sf.when(region.startswith("cn-"), sf.lit("aws-cn"))
         .when(region.startswith("us-gov-"), sf.lit("aws-us-gov"))
         .otherwise(sf.lit("aws"))
     )
     arn = sf.concat_ws(":", sf.lit("arn"), partition, sf.lit("sns"), region, account, resource)
-    return sf.when(resource != "", arn)
+    well_formed = group.startswith("sns/") & (region != "") & (account != "") & (resource != "")
+    return sf.when(well_formed, arn)
 
 
 def _long(value: Column) -> Column:
@@ -208,7 +219,7 @@ def _record_columns() -> list[Column]:
         "delivered_at": delivered_at,
         "topic": sf.coalesce(record_topic, group_topic, sf.lit(UNKNOWN_TOPIC)),
         "topic_source": sf.when(record_topic.isNotNull(), sf.lit("record"))
-        .when(group_topic.isNotNull(), sf.lit("log_group"))
+        .when(sf.col("log_group").isNotNull() & group_topic.isNotNull(), sf.lit("log_group"))
         .otherwise(sf.lit("unknown")),
         "topic_arn": record_topic,
         "message_id": sf.trim(notification.getField("messageId")),

@@ -9,12 +9,12 @@ describe the input files rather than the deliveries).
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from pyspark.sql import DataFrame, Window
+from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as sf
 
 from runtime.delivery_report.inputs import InputFile
@@ -70,7 +70,7 @@ FACT_KEYS = (
 
 
 def collect_aggregates(records: DataFrame, rejected: DataFrame) -> Aggregates:
-    """Run the aggregations; ``records`` should be cached, it is scanned several times."""
+    """Run the aggregations: each scans the stored Parquet for the columns it needs."""
     facts = records.groupBy(*FACT_KEYS).agg(sf.count(sf.lit(1)).alias("count"))
     dwell = (
         records.filter(sf.col("dwell_ms").isNotNull())
@@ -86,28 +86,20 @@ def collect_aggregates(records: DataFrame, rejected: DataFrame) -> Aggregates:
         sf.date_trunc("minute", "delivered_at").alias("minute"),
         "status",
     ).agg(sf.count(sf.lit(1)).alias("count"))
-    deliveries = (
-        records.groupBy("topic", "destination", "message_id")
-        .agg(
-            sf.count(sf.lit(1)).alias("records"),
-            sf.bool_or(sf.col("status") == "SUCCESS").alias("delivered"),
-        )
-        .persist()
+    deliveries = records.groupBy("topic", "destination", "message_id").agg(
+        sf.count(sf.lit(1)).alias("records"),
+        sf.bool_or(sf.col("status") == "SUCCESS").alias("delivered"),
     )
-    try:
-        per_destination = deliveries.groupBy("topic", "destination").agg(
-            sf.count_if(~sf.col("delivered")).alias("lost"),
-            sf.count_if(sf.col("records") > 1).alias("duplicated"),
-            sf.sum(sf.col("records") - 1).alias("extra_records"),
-        )
-        order = ("topic", "destination", "message_id")
-        lost = deliveries.filter(~sf.col("delivered")).orderBy(*order).limit(SAMPLES)
-        duplicates = deliveries.filter(sf.col("records") > 1).orderBy(*order).limit(SAMPLES)
-        per_destination_rows = _rows(per_destination)
-        lost_rows = _rows(lost)
-        duplicate_rows = _rows(duplicates)
-    finally:
-        deliveries.unpersist()
+    lost = ~sf.col("delivered")
+    duplicated = sf.col("records") > 1
+    per_destination = deliveries.groupBy("topic", "destination").agg(
+        sf.count_if(lost).alias("lost"),
+        sf.count_if(duplicated).alias("duplicated"),
+        sf.sum(sf.col("records") - 1).alias("extra_records"),
+        _first_ids(sf.when(lost, sf.col("message_id"))).alias("lost_ids"),
+        _first_ids(sf.when(duplicated, sf.struct("message_id", "records"))).alias("duplicate_ids"),
+    )
+    per_destination_rows = _rows(per_destination)
     reject_counts = rejected.groupBy("reject_reason", "layout").agg(
         sf.count(sf.lit(1)).alias("count"),
     )
@@ -123,11 +115,31 @@ def collect_aggregates(records: DataFrame, rejected: DataFrame) -> Aggregates:
         dwell=_rows(dwell),
         minutes=_rows(minutes),
         per_destination=per_destination_rows,
-        lost_samples=lost_rows,
-        duplicate_samples=duplicate_rows,
+        lost_samples=_samples(per_destination_rows, "lost_ids", lambda v: {"message_id": v}),
+        duplicate_samples=_samples(per_destination_rows, "duplicate_ids", lambda v: v.asDict()),
         reject_counts=_rows(reject_counts),
         reject_samples=_rows(samples),
     )
+
+
+def _first_ids(value: Column) -> Column:
+    """The ``SAMPLES`` smallest non-null values of a group (sorted), for report samples."""
+    return sf.slice(sf.array_sort(sf.collect_list(value)), 1, SAMPLES)
+
+
+def _samples(
+    rows: Sequence[Mapping[str, Any]],
+    field: str,
+    describe: Callable[[Any], dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """The first ``SAMPLES`` entries over all destinations, by topic, destination, message."""
+    found = [
+        {"topic": row["topic"], "destination": row["destination"], **describe(value)}
+        for row in rows
+        for value in row[field]
+    ]
+    found.sort(key=lambda s: (s["topic"], s["destination"], s["message_id"]))
+    return found[:SAMPLES]
 
 
 def _rows(frame: DataFrame) -> list[dict[str, Any]]:
