@@ -8,6 +8,7 @@ from constructs_lib.delivery_logged_topic import (
 from constructs_lib.endpoint_queue import EndpointQueue, EndpointQueueEncryption
 from constructs_lib.messaging_alarms import MessagingAlarms
 from constructs_lib.queue_naming import QueueNameError, endpoint_queue_name
+from constructs_lib.sns_https_endpoint import SnsHttpsEndpoint
 from runtime.delivery_policy import BackoffFunction, DeliveryPolicyError, HttpDeliveryPolicy
 
 __all__ = [
@@ -21,5 +22,6 @@ __all__ = [
     "HttpDeliveryPolicy",
     "MessagingAlarms",
     "QueueNameError",
+    "SnsHttpsEndpoint",
     "endpoint_queue_name",
 ]

@@ -415,9 +415,10 @@ class DeliveryLoggedTopic(Construct):
         """Subscribe an HTTPS endpoint with a validated delivery policy; returns it and its DLQ.
 
         Plain ``http://`` is refused: the subscriber must see SNS's TLS certificate, and the
-        message would cross the internet in clear.
+        message would cross the internet in clear. A token (a function URL of this app) is
+        HTTPS by construction.
         """
-        if not url.startswith("https://"):
+        if not Token.is_unresolved(url) and not url.startswith("https://"):
             raise ValueError(f"url: {url!r} must be an https:// URL")
         if self.fifo:
             raise ValueError("url: FIFO topics deliver only to SQS queues")

@@ -1,0 +1,154 @@
+"""``SnsHttpsEndpoint``: a Lambda function URL that receives a topic's HTTPS deliveries safely.
+
+The function runs :mod:`runtime.sns_https_endpoint`: it verifies every message's signature and
+certificate URL, accepts only allow-listed topics, refuses replays, confirms the subscription,
+and deduplicates deliveries in a DynamoDB table, because SNS delivers at least once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from aws_cdk import CfnOutput, Duration, RemovalPolicy, Stack
+from aws_cdk import aws_dynamodb as dynamodb
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_logs as logs
+from constructs import Construct
+
+from constructs_lib.acknowledgments import acknowledge
+from constructs_lib.delivery_logged_topic import DeliveryLoggedTopic
+from constructs_lib.lambda_packaging import (
+    LAMBDA_ARCHITECTURE,
+    LAMBDA_RUNTIME,
+    dependencies_layer,
+    runtime_code,
+)
+from runtime.delivery_policy import HttpDeliveryPolicy
+from runtime.sns_https_endpoint import (
+    DEFAULT_REPLAY_WINDOW_SECONDS,
+    ENV_ALLOWED_TOPIC_ARNS,
+    ENV_DEDUPE_TABLE,
+    ENV_HANDLER,
+    ENV_REPLAY_WINDOW_SECONDS,
+    ENV_SERVICE_NAME,
+)
+
+CRYPTOGRAPHY_REQUIREMENT = "cryptography==50.0.2"
+"""Pinned as in requirements.txt; bundled for the function's platform without Docker."""
+CLOCK_SKEW_SECONDS = 300
+SNS_REQUEST_TIMEOUT = Duration.seconds(15)
+"""SNS waits 15 s for an answer; a function running longer is retried anyway."""
+
+
+class SnsHttpsEndpoint(Construct):
+    """A function URL subscribed to a :class:`DeliveryLoggedTopic` over HTTPS."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        topic: DeliveryLoggedTopic,
+        handler: str,
+        handler_code: str | Path | None = None,
+        allowed_topic_arns: Sequence[str] | None = None,
+        delivery_policy: HttpDeliveryPolicy | None = None,
+        replay_window: Duration | None = None,
+        memory_size: int = 512,
+        log_retention: logs.RetentionDays = logs.RetentionDays.THREE_MONTHS,
+    ) -> None:
+        """
+        :param topic: the topic to subscribe to (its subscription gets a DLQ).
+        :param handler: your function, ``package.module:function``, called once per message.
+        :param handler_code: the folder of your handler's package, bundled with the runtime.
+        :param allowed_topic_arns: topics the endpoint accepts; default the subscribed topic.
+        :param delivery_policy: the subscription's retry policy; default SNS's.
+        :param replay_window: how old a message may be; default 3,900 s. It must cover the
+            delivery policy's whole retry schedule, or SNS's late retries would be refused.
+        :param memory_size: MB; more memory also gives more CPU for signature checks.
+        :param log_retention: of the function's log group.
+        """
+        super().__init__(scope, construct_id)
+        if ":" not in handler or handler.startswith(":") or handler.endswith(":"):
+            raise ValueError(f"handler: {handler!r} must look like 'package.module:function'")
+        policy = delivery_policy or HttpDeliveryPolicy()
+        window = replay_window or Duration.seconds(DEFAULT_REPLAY_WINDOW_SECONDS)
+        needed = policy.give_up_after_seconds + CLOCK_SKEW_SECONDS
+        if window.to_seconds() < needed:
+            raise ValueError(
+                f"replay_window: {window.to_seconds()} s is shorter than the delivery policy's "
+                f"retry schedule plus clock skew ({needed:.0f} s); SNS's last retries would be "
+                "refused as replays. Lengthen replay_window or shorten the policy"
+            )
+        stack = Stack.of(self)
+        self.table = dynamodb.Table(
+            self,
+            "Deliveries",
+            partition_key=dynamodb.Attribute(name="MessageId", type=dynamodb.AttributeType.STRING),
+            billing_mode=dynamodb.BillingMode.PAY_PER_REQUEST,
+            time_to_live_attribute="ExpiresAt",
+            point_in_time_recovery_specification=dynamodb.PointInTimeRecoverySpecification(
+                point_in_time_recovery_enabled=True
+            ),
+            encryption=dynamodb.TableEncryption.AWS_MANAGED,
+            removal_policy=RemovalPolicy.DESTROY,
+        )
+        self.log_group = logs.LogGroup(
+            self, "Logs", retention=log_retention, removal_policy=RemovalPolicy.RETAIN
+        )
+        self.role = iam.Role(
+            self,
+            "Role",
+            assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
+            description="Runs the SNS HTTPS endpoint: its own log group and dedupe table only",
+        )
+        self.role.add_to_policy(
+            iam.PolicyStatement(
+                actions=["logs:CreateLogStream", "logs:PutLogEvents"],
+                resources=[self.log_group.log_group_arn],
+            )
+        )
+        self.table.grant(
+            self.role,
+            "dynamodb:PutItem",
+            "dynamodb:UpdateItem",
+            "dynamodb:DeleteItem",
+            "dynamodb:GetItem",
+        )
+        logical_id = stack.get_logical_id(self.log_group.node.default_child)  # type: ignore[arg-type]
+        acknowledge(
+            self.role,
+            f"AwsSolutions-IAM5[Resource::<{logical_id}.Arn>]",
+            "The wildcard covers the log streams Lambda creates inside this function's own "
+            "log group.",
+        )
+        extra = [Path(handler_code)] if handler_code is not None else []
+        self.function = lambda_.Function(
+            self,
+            "Function",
+            runtime=LAMBDA_RUNTIME,
+            architecture=LAMBDA_ARCHITECTURE,
+            handler="runtime.sns_https_endpoint.handler",
+            code=runtime_code(extra),
+            layers=[dependencies_layer(self, "Cryptography", [CRYPTOGRAPHY_REQUIREMENT])],
+            role=self.role,
+            log_group=self.log_group,
+            memory_size=memory_size,
+            timeout=SNS_REQUEST_TIMEOUT,
+            environment={
+                ENV_ALLOWED_TOPIC_ARNS: ",".join(allowed_topic_arns or [topic.topic.topic_arn]),
+                ENV_DEDUPE_TABLE: self.table.table_name,
+                ENV_HANDLER: handler,
+                ENV_REPLAY_WINDOW_SECONDS: str(int(window.to_seconds())),
+                ENV_SERVICE_NAME: f"sns-https-endpoint-{construct_id}",
+            },
+        )
+        # The function must not take traffic before its permissions exist.
+        self.function.node.add_dependency(self.role.node.find_child("DefaultPolicy"))
+        self.url = self.function.add_function_url(auth_type=lambda_.FunctionUrlAuthType.NONE)
+        self.subscription, self.dead_letter_queue = topic.add_url_subscription(
+            construct_id, self.url.url, delivery_policy=policy
+        )
+        CfnOutput(self, "Url", value=self.url.url, description="The HTTPS endpoint SNS posts to")
