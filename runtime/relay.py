@@ -64,7 +64,13 @@ from runtime.arn_header import (
     substitute_incoming,
 )
 from runtime.json_log import JsonLogger
-from runtime.nsb_message import MessageFormatError, read_headers, wire_form, write_headers
+from runtime.nsb_message import (
+    HEADERS_ATTRIBUTE,
+    MessageFormatError,
+    read_headers,
+    wire_form,
+    write_headers,
+)
 from runtime.relay_config import ENV_ROUTES, INBOUND, ConfigurationError, RelayConfig, Route
 from runtime.transport_address import AddressError, parse_queue_arn
 
@@ -180,7 +186,14 @@ def relay_message(record: Mapping[str, Any], config: RelayConfig) -> Outcome:
         message: Mapping[str, Any] = record
         rewritten: tuple[str, ...] = ()
         if headers is not None:
-            found_form = wire_form(record)
+            # Readers look for the headers attribute before the wrapped body, so once headers
+            # were read its presence alone tells the form (asking wire_form would parse again).
+            attributes_in = record.get("messageAttributes")
+            found_form = (
+                "attribute"
+                if isinstance(attributes_in, dict) and HEADERS_ATTRIBUTE in attributes_in
+                else "wrapped"
+            )
             changed, rewritten = _rewrite(headers, config)
             if changed != headers:
                 message = write_headers(record, changed)
@@ -286,14 +299,24 @@ def _read_arn_header(headers: dict[str, str]) -> tuple[dict[str, str], dict[str,
         raise _RefusedError(MALFORMED_ARN_HEADER, str(error)) from None
     entries = decode(headers[ARN_HEADER])
     for name, value in entries.items():
-        try:
-            parse_queue_arn(value)
-        except AddressError as error:
+        problem = _queue_arn_problem(value)
+        if problem:
             raise _RefusedError(
                 MALFORMED_ARN_HEADER,
-                f"{ARN_HEADER} header: the entry for {name!r} is not a queue ARN: {error}",
-            ) from None
+                f"{ARN_HEADER} header: the entry for {name!r} is not a queue ARN: {problem}",
+            )
     return substituted, entries
+
+
+@functools.lru_cache(maxsize=1024)
+def _queue_arn_problem(text: str) -> str:
+    """Why ``text`` is not a queue ARN, or ``""``. Cached: a container sees the same few
+    ARNs on message after message, and checking one costs more than the rest of a lookup."""
+    try:
+        parse_queue_arn(text)
+    except AddressError as error:
+        return str(error)
+    return ""
 
 
 def _send_attributes(attributes: object) -> dict[str, dict[str, Any]]:
@@ -481,9 +504,11 @@ class Relay:
         self, event: Mapping[str, Any], context: Any = None
     ) -> dict[str, list[dict[str, str]]]:
         failures: list[dict[str, str]] = []
+        forwarded: dict[str, str] = {}
         stopped_groups: set[tuple[str, str]] = set()
         request_id = getattr(context, "aws_request_id", None)
-        for record in _records(event):
+        records = _records(event)
+        for record in records:
             group = _fifo_group(record)
             if group is not None and group in stopped_groups:
                 self._log(
@@ -495,15 +520,33 @@ class Relay:
                 )
                 failures.append({"itemIdentifier": record["messageId"]})
                 continue
-            if not self._relay(record, request_id):
+            if not self._relay(record, request_id, forwarded):
                 failures.append({"itemIdentifier": record["messageId"]})
                 if group is not None:
                     stopped_groups.add(group)
+        # One line for the whole batch: a line per forwarded message would cost more than
+        # relaying it. It maps each forwarded message id to the id it was sent under.
+        self.logger.info(
+            "batch relayed",
+            records=len(records),
+            forwarded=len(forwarded),
+            dead_lettered=len(records) - len(forwarded) - len(failures),
+            failed=len(failures),
+            forwarded_messages=forwarded or None,
+            cold_start=self._cold,
+            function_request_id=request_id,
+        )
         self._cold = False
         return {"batchItemFailures": failures}
 
-    def _relay(self, record: Mapping[str, Any], request_id: str | None) -> bool:
-        """Relay one record; ``True`` once SQS accepted it somewhere (so it may be deleted)."""
+    def _relay(
+        self, record: Mapping[str, Any], request_id: str | None, forwarded: dict[str, str]
+    ) -> bool:
+        """Relay one record; ``True`` once SQS accepted it somewhere (so it may be deleted).
+
+        A forwarded record is added to ``forwarded`` (its id to the id it was sent under)
+        instead of being logged on its own line.
+        """
         try:
             outcome = relay_message(record, self.config)
         except Exception as error:
@@ -552,16 +595,7 @@ class Relay:
             )
             return False
         if outcome.forwarded:
-            self._log(
-                "INFO",
-                "forwarded",
-                record,
-                request_id,
-                outcome="forwarded",
-                destination_queue=str(outcome.queue),
-                sent_message_id=sent_id,
-                **facts,
-            )
+            forwarded[record["messageId"]] = sent_id
         else:
             self._log(
                 "ERROR",

@@ -210,8 +210,18 @@ class RecordingSend:
 
 
 def log_lines(text: str) -> list[dict[str, Any]]:
-    """The JSON log lines in captured standard output."""
+    """The JSON log lines in captured output."""
     return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def message_lines(text: str, message_id: str | None = None) -> list[dict[str, Any]]:
+    """The log lines about single messages (not the batch summaries), optionally only those
+    about ``message_id``."""
+    return [
+        line
+        for line in log_lines(text)
+        if "message_id" in line and message_id in (None, line["message_id"])
+    ]
 
 
 class ThrottlingError(Exception):

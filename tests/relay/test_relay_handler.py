@@ -28,6 +28,7 @@ from tests.relay.conftest import (
     ThrottlingError,
     body_headers,
     log_lines,
+    message_lines,
     outbound_config,
     request_headers,
     sqs_event,
@@ -105,7 +106,7 @@ def test_a_poison_message_among_good_ones_is_dead_lettered_and_acknowledged(
     assert json.loads(dead["MessageAttributes"][REJECTION_ATTRIBUTE]["StringValue"])["kind"] == (
         "malformed_arn_header"
     )
-    [line] = [line for line in log_lines(log.getvalue()) if line["message_id"] == "poison-1"]
+    [line] = message_lines(log.getvalue(), "poison-1")
     assert line["level"] == "ERROR"
     assert line["outcome"] == "dead_lettered"
     assert line["kind"] == "malformed_arn_header"
@@ -125,7 +126,7 @@ def test_a_throttled_send_marks_only_that_message_failed(
 
     assert failed_ids(response) == [records[0]["messageId"]]
     assert len(send.to(BILLING_INGRESS_ARN)) == len(records_sent_after_failure)
-    [line] = [line for line in log_lines(log.getvalue()) if line["outcome"] == "send_failed"]
+    [line] = [line for line in message_lines(log.getvalue()) if line["outcome"] == "send_failed"]
     assert line["message_id"] == records[0]["messageId"]
     assert line["error"] == "ThrottlingError: Rate exceeded"
     assert line["level"] == "WARNING"
@@ -156,7 +157,7 @@ def test_messages_from_a_queue_without_a_route_are_reported_failed_every_time(
 
     assert failed_ids(response) == [record["messageId"] for record in records]
     assert send.sent == []
-    lines = log_lines(log.getvalue())
+    lines = message_lines(log.getvalue())
     assert [line["outcome"] for line in lines] == ["refused", "refused"]
     assert [line["receive_count"] for line in lines] == ["1", "5"]
     assert all("Unrouted" in line["reason"] for line in lines)
@@ -175,7 +176,7 @@ def test_a_fifo_failure_stops_the_rest_of_its_group_but_not_other_groups(
 
     assert failed_ids(response) == [a1["messageId"], a2["messageId"], a3["messageId"]]
     assert [request["MessageGroupId"] for request in send.to(FIFO_INGRESS_ARN)] == ["B", "B"]
-    skipped = [line for line in log_lines(log.getvalue()) if line["outcome"] == "not_attempted"]
+    skipped = [line for line in message_lines(log.getvalue()) if line["outcome"] == "not_attempted"]
     assert [line["message_id"] for line in skipped] == [a2["messageId"], a3["messageId"]]
 
 
@@ -200,31 +201,41 @@ def test_a_defect_costs_a_retry_never_the_message(
     response = relay(sqs_event(record), None)
     assert failed_ids(response) == [record["messageId"]]
     assert send.sent == []
-    [line] = log_lines(log.getvalue())
+    [line] = message_lines(log.getvalue())
     assert line["outcome"] == "error"
     assert line["exception_name"] == "KeyError"
     assert "Traceback" in line["exception"]
 
 
-def test_every_forward_is_logged_with_both_message_ids(
+def test_each_batch_is_summarised_in_one_line_mapping_forwarded_ids_to_sent_ids(
     relay: Relay, send: RecordingSend, log: io.StringIO
 ) -> None:
-    record = good_record()
-    relay(sqs_event(record), LambdaContext())
+    good, poison, throttled = good_record(), poison_record(), good_record()
+    send.fail_next(INGRESS_URL, ThrottlingError("Rate exceeded"))
+    relay(sqs_event(throttled, good, poison), LambdaContext())
     relay(sqs_event(good_record()), LambdaContext())
-    first, second = log_lines(log.getvalue())
-    assert first["message"] == "forwarded"
-    assert first["message_id"] == record["messageId"]
-    assert first["sent_message_id"] == send.sent[0].message_id
-    assert first["source_queue"] == BILLING_SHADOW_ARN
-    assert first["destination_queue"] == BILLING_INGRESS_ARN
-    assert first["rewritten_headers"] == [
-        "NServiceBus.ReplyToAddress",
-        "NServiceBus.OriginatingEndpoint",
-    ]
-    assert first["wire_form"] == "wrapped"
+
+    summaries = [line for line in log_lines(log.getvalue()) if line["message"] == "batch relayed"]
+
+    first, second = summaries
+    assert first["level"] == "INFO"
+    assert (first["records"], first["forwarded"], first["dead_lettered"], first["failed"]) == (
+        3,
+        1,
+        1,
+        1,
+    )
+    forward = send.sent[0]
+    assert forward.request["QueueUrl"] == INGRESS_URL
+    assert first["forwarded_messages"] == {good["messageId"]: forward.message_id}
     assert first["service"] == "sqs-relay"
+    assert first["function_request_id"] == LambdaContext.aws_request_id
     assert (first["cold_start"], second["cold_start"]) == (True, False)
+    per_message = message_lines(log.getvalue())
+    assert {line["message_id"] for line in per_message} == {
+        poison["messageId"],
+        throttled["messageId"],
+    }, "forwards are logged only in the summary"
 
 
 @pytest.mark.parametrize(
@@ -330,4 +341,4 @@ def test_the_entry_point_builds_its_relay_from_the_environment_once(
     assert built.config.local_endpoints == {"Sales": SALES_ARN}
     monkeypatch.setenv("RELAY_DIRECTION", "inbound")
     assert relay_module._default_relay() is built
-    assert log_lines(capsys.readouterr().out)[0]["kind"] == "unknown_route"
+    assert message_lines(capsys.readouterr().out)[0]["kind"] == "unknown_route"

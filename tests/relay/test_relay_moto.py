@@ -39,7 +39,7 @@ from tests.relay.conftest import (
     body_headers,
     create_queue,
     lambda_event,
-    log_lines,
+    message_lines,
     poll,
     receive,
     request_headers,
@@ -277,9 +277,7 @@ def test_a_malformed_arn_header_goes_straight_to_the_dead_letter_queue_with_its_
     assert rejection["kind"] == "malformed_arn_header"
     assert rejection["sourceMessageId"] == message_id
     assert rejection["sourceQueue"] == bridge.billing_shadow.arn
-    [line] = [
-        line for line in log_lines(capsys.readouterr().out) if line["message_id"] == message_id
-    ]
+    [line] = message_lines(capsys.readouterr().out, message_id)
     assert line["outcome"] == "dead_lettered"
     assert line["sent_message_id"] == dead["MessageId"]
     assert line["reason"].startswith(f"{ARN_HEADER} header, position ")
@@ -307,9 +305,7 @@ def test_a_message_too_large_once_stamped_goes_to_the_dead_letter_queue(
     assert REJECTION_ATTRIBUTE not in dead.get("MessageAttributes", {}), (
         "the reason does not fit beside a body this large; it is in the log line"
     )
-    [line] = [
-        line for line in log_lines(capsys.readouterr().out) if line["message_id"] == message_id
-    ]
+    [line] = message_lines(capsys.readouterr().out, message_id)
     assert line["kind"] == "oversize"
     assert f"over SQS's limit of {MAX_MESSAGE_BYTES}" in line["reason"]
 
@@ -347,9 +343,7 @@ def test_an_undeliverable_message_reaches_the_dead_letter_queue_through_redrive(
     assert len(invocations) == 2
     dead = only_message(shadow_dlq)
     assert (dead["MessageId"], dead["Body"]) == (message_id, body)
-    lines = [
-        line for line in log_lines(capsys.readouterr().out) if line["message_id"] == message_id
-    ]
+    lines = message_lines(capsys.readouterr().out, message_id)
     assert [line["receive_count"] for line in lines] == ["1", "2"]
     if cause == "no route for the queue":
         assert {line["kind"] for line in lines} == {"unknown_route"}

@@ -1,0 +1,324 @@
+"""Per-message cost of the account-bridge relay and its cold import time.
+
+Prints one JSON object:
+
+- ``handler_us_per_message``: the Lambda handler (:class:`runtime.relay.Relay`) on batches of
+  10 records of 20 NServiceBus headers each, with a send function that records the request
+  instead of calling SQS (so no network is measured) and the JSON log lines written to
+  ``/dev/null``; for outbound stamping in both wire forms, inbound substitution, and a native
+  message passing through. ``core_us_per_message`` is :func:`runtime.relay.relay_message` alone
+  on the same records;
+- ``cold_import``: in fresh interpreters (median and best of several), importing
+  ``runtime.relay`` alone, and importing it and creating the first SQS client (which imports
+  boto3 and loads the SQS model; no request is made), each with the runtime's bytecode cached
+  and compiled from source;
+- ``machine``: ``nproc`` and ``lscpu``'s model name.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import timeit
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from runtime.arn_header import stamp_outgoing  # noqa: E402 - run as a script from bench/, so the repository root goes on sys.path first
+from runtime.json_log import JsonLogger  # noqa: E402 - as above
+from runtime.nsb_message import HEADERS_ATTRIBUTE  # noqa: E402 - as above
+from runtime.relay import Relay, relay_message  # noqa: E402 - as above
+from runtime.relay_config import RelayConfig  # noqa: E402 - as above
+
+RUNTIME_MODULES = (
+    "arn_header",
+    "transport_address",
+    "nsb_message",
+    "json_log",
+    "relay_config",
+    "relay",
+)
+LOCAL_ADDRESS = "Sales"
+SALES_ARN = "arn:aws:sqs:us-east-1:111111111111:Sales"
+SHADOW_ARN = "arn:aws:sqs:us-east-1:111111111111:Billing"
+INGRESS_ARN = "arn:aws:sqs:us-east-1:222222222222:Billing-ingress"
+BATCH_SIZE = 10
+IMPORT_RUNS = 11
+TIMING_REPEATS = 9
+TARGETS = {"handler_us_per_message": 50, "import_with_boto3_ms": 150}
+
+
+def message_headers() -> dict[str, str]:
+    """20 headers as an NServiceBus send carries them, 3 of which hold the local address."""
+    headers = {
+        "NServiceBus.MessageId": "0b7c4a5e-3f1d-4c2a-9e8b-2f6d1a0c9b11",
+        "NServiceBus.CorrelationId": "0b7c4a5e-3f1d-4c2a-9e8b-2f6d1a0c9b11",
+        "NServiceBus.ConversationId": "7e0f6f1c-5b9a-4d8e-8c3a-1a2b3c4d5e6f",
+        "NServiceBus.MessageIntent": "Send",
+        "NServiceBus.ContentType": "application/json",
+        "NServiceBus.EnclosedMessageTypes": "Billing.Messages.BillOrder, Billing.Messages",
+        "NServiceBus.TimeSent": "2024-05-01 10:15:30:123456 Z",
+        "NServiceBus.Version": "9.2.3",
+        "NServiceBus.OriginatingEndpoint": LOCAL_ADDRESS,
+        "NServiceBus.OriginatingMachine": "ip-10-0-1-23",
+        "NServiceBus.OriginatingHostId": "2f4e0a3b9c8d7e6f5a4b3c2d1e0f9a8b",
+        "$.diagnostics.originating.hostid": "2f4e0a3b9c8d7e6f5a4b3c2d1e0f9a8b",
+        "NServiceBus.ReplyToAddress": LOCAL_ADDRESS,
+        "NServiceBus.FailedQ": LOCAL_ADDRESS,
+        "NServiceBus.ProcessingStarted": "2024-05-01 10:15:30:100000 Z",
+        "NServiceBus.ProcessingEnded": "2024-05-01 10:15:30:120000 Z",
+        "NServiceBus.ProcessingMachine": "ip-10-0-1-23",
+        "NServiceBus.TimeToBeReceived": "1.00:00:00",
+        "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+        "Sales.TenantId": "tenant-42",
+    }
+    assert len(headers) == 20
+    return headers
+
+
+PAYLOAD = json.dumps({"OrderId": 42, "Lines": [{"Sku": f"SKU-{n}", "Qty": n} for n in range(10)]})
+
+
+def record(
+    source: str, number: int, body: str, attributes: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """A Lambda SQS record as the event source mapping delivers it."""
+    return {
+        "messageId": f"059f36b4-87a3-44ab-83d2-6619758300{number:02d}",
+        "receiptHandle": "AQEBwJnKyrHigUMZj6rYigCgxlaS3SLy0a" + str(number),
+        "body": body,
+        "attributes": {
+            "ApproximateReceiveCount": "1",
+            "SentTimestamp": "1545082649183",
+            "SenderId": "AIDAIENQZJOLO23YVJ4VO",
+            "ApproximateFirstReceiveTimestamp": "1545082649185",
+        },
+        "messageAttributes": attributes or {},
+        "md5OfBody": "e4e68fb7bd0e697a0ae8f1bb342846b3",
+        "eventSource": "aws:sqs",
+        "eventSourceARN": source,
+        "awsRegion": "us-east-1",
+    }
+
+
+def wrapped(headers: dict[str, str]) -> str:
+    return json.dumps(
+        {"Headers": headers, "Body": base64.b64encode(PAYLOAD.encode()).decode(), "S3BodyKey": None}
+    )
+
+
+def string_attribute(value: str) -> dict[str, Any]:
+    return {
+        "stringValue": value,
+        "stringListValues": [],
+        "binaryListValues": [],
+        "dataType": "String",
+    }
+
+
+def batches() -> dict[str, tuple[RelayConfig, dict[str, Any]]]:
+    """A configuration and a 10-record event for each measured case."""
+    outbound = RelayConfig(
+        "outbound",
+        {
+            SHADOW_ARN: {
+                "destination": INGRESS_ARN,
+                "deadLetterQueue": "arn:aws:sqs:us-east-1:111111111111:Billing-dlq",
+            }
+        },
+        {LOCAL_ADDRESS: SALES_ARN},
+    )
+    inbound = RelayConfig(
+        "inbound",
+        {
+            INGRESS_ARN: {
+                "destination": "arn:aws:sqs:us-east-1:222222222222:Billing",
+                "deadLetterQueue": "arn:aws:sqs:us-east-1:222222222222:Billing-ingress-dlq",
+            }
+        },
+    )
+    headers = message_headers()
+    stamped = stamp_outgoing(headers, LOCAL_ADDRESS, SALES_ARN)
+    numbers = range(BATCH_SIZE)
+    return {
+        "outbound_wrapped": (
+            outbound,
+            {"Records": [record(SHADOW_ARN, n, wrapped(headers)) for n in numbers]},
+        ),
+        "outbound_attribute": (
+            outbound,
+            {
+                "Records": [
+                    record(
+                        SHADOW_ARN,
+                        n,
+                        PAYLOAD,
+                        {HEADERS_ATTRIBUTE: string_attribute(json.dumps(headers))},
+                    )
+                    for n in numbers
+                ]
+            },
+        ),
+        "inbound_wrapped": (
+            inbound,
+            {"Records": [record(INGRESS_ARN, n, wrapped(stamped)) for n in numbers]},
+        ),
+        "native_passthrough": (
+            outbound,
+            {"Records": [record(SHADOW_ARN, n, PAYLOAD) for n in numbers]},
+        ),
+    }
+
+
+class RecordingSend:
+    """Stands in for ``SendMessage``: keeps the last request and counts them."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.last: tuple[str, dict[str, Any]] | None = None
+
+    def __call__(self, region: str, request: dict[str, Any]) -> str:
+        self.count += 1
+        self.last = (region, request)
+        return "1e4a3b2c-0000-4000-8000-000000000000"
+
+
+def microseconds_per_message(function: Callable[[], object]) -> float:
+    """Best of several timeit runs of one batch, divided by the batch size."""
+    timer = timeit.Timer(function)
+    number, _ = timer.autorange()
+    return min(timer.repeat(repeat=TIMING_REPEATS, number=number)) / number / BATCH_SIZE * 1e6
+
+
+def relay_each(records: list[dict[str, Any]], config: RelayConfig) -> None:
+    """The pure core on each record, without sending or logging."""
+    for record in records:
+        relay_message(record, config)
+
+
+def processing_figures() -> tuple[dict[str, float], dict[str, float]]:
+    handler: dict[str, float] = {}
+    core: dict[str, float] = {}
+    with open(os.devnull, "w", encoding="utf-8") as sink:
+        for name, (config, event) in batches().items():
+            send = RecordingSend()
+            relay = Relay(config, send=send, logger=JsonLogger("bench", stream=sink))
+            response = relay(event, None)
+            assert response == {"batchItemFailures": []}, response
+            assert send.count == BATCH_SIZE
+            handler[name] = round(
+                microseconds_per_message(functools.partial(relay, event, None)), 2
+            )
+            core[name] = round(
+                microseconds_per_message(functools.partial(relay_each, event["Records"], config)),
+                2,
+            )
+    return handler, core
+
+
+def import_milliseconds(code: str, *, bytecode_cached: bool) -> dict[str, float]:
+    """Median and best time of ``code`` (which prints seconds) in a fresh interpreter.
+
+    The runtime modules are imported from a copy in a temporary directory so that
+    ``bytecode_cached`` alone decides whether their compiled code exists (a Lambda package
+    that ships ``.pyc`` files) or is compiled on every cold start (a read-only Lambda file
+    system cannot cache it). boto3 and botocore come from the environment as installed.
+    """
+    with tempfile.TemporaryDirectory() as directory:
+        package = Path(directory) / "runtime"
+        package.mkdir()
+        (package / "__init__.py").write_text("", encoding="utf-8")
+        for module in RUNTIME_MODULES:
+            shutil.copy(ROOT / "runtime" / f"{module}.py", package)
+        environment = {
+            name: value
+            for name, value in os.environ.items()
+            if name not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")
+            and not name.startswith("AWS_")
+        }
+        # Credentials in the environment, as Lambda provides them: without them botocore's
+        # credential chain would try the instance metadata service over the network.
+        environment.update(
+            PYTHONPATH=directory,
+            AWS_ACCESS_KEY_ID="bench",
+            AWS_SECRET_ACCESS_KEY="bench",
+            AWS_EC2_METADATA_DISABLED="true",
+            AWS_CONFIG_FILE=os.devnull,
+            AWS_SHARED_CREDENTIALS_FILE=os.devnull,
+        )
+        if not bytecode_cached:
+            environment["PYTHONDONTWRITEBYTECODE"] = "1"
+
+        def once() -> float:
+            completed = subprocess.run(
+                [sys.executable, "-c", code],
+                check=True,
+                cwd=directory,
+                env=environment,
+                capture_output=True,
+                text=True,
+            )
+            return float(completed.stdout) * 1e3
+
+        once()
+        runs = [once() for _ in range(IMPORT_RUNS)]
+    return {"median_ms": round(statistics.median(runs), 1), "min_ms": round(min(runs), 1)}
+
+
+def cold_import_figures() -> dict[str, dict[str, dict[str, float]]]:
+    module_only = (
+        "import time; start = time.perf_counter(); import runtime.relay; "
+        "print(time.perf_counter() - start)"
+    )
+    with_client = (
+        "import time; start = time.perf_counter(); import runtime.relay; "
+        "runtime.relay.create_sqs_client('us-east-1'); print(time.perf_counter() - start)"
+    )
+    return {
+        label: {
+            "import_relay": import_milliseconds(module_only, bytecode_cached=cached),
+            "import_relay_and_first_sqs_client": import_milliseconds(
+                with_client, bytecode_cached=cached
+            ),
+        }
+        for cached, label in ((True, "bytecode_cached"), (False, "compiled_from_source"))
+    }
+
+
+def command_output(command: str) -> str:
+    completed = subprocess.run(["sh", "-c", command], capture_output=True, text=True, check=False)
+    return " ".join(completed.stdout.split())
+
+
+def main() -> None:
+    handler, core = processing_figures()
+    figures = {
+        "batch_size": BATCH_SIZE,
+        "headers_per_message": 20,
+        "handler_us_per_message": handler,
+        "core_us_per_message": core,
+        "cold_import": cold_import_figures(),
+        "targets": TARGETS,
+        "machine": {
+            "nproc": command_output("nproc"),
+            "model_name": command_output("lscpu | grep 'Model name'"),
+            "python": platform.python_version(),
+        },
+    }
+    print(json.dumps(figures, indent=2))
+
+
+if __name__ == "__main__":
+    main()
