@@ -23,10 +23,11 @@ Configuration (:mod:`runtime.relay_config`): ``RELAY_DIRECTION``, ``RELAY_ROUTES
 deletes it) only after SQS accepted a send of it, to its destination or to a dead-letter queue.
 Refusals are deterministic (a malformed ARN header, headers that cannot be read or stamped, a
 message too large once rewritten), so retrying them would only delay the verdict: the relay sends
-such a message, unchanged and with a ``Relay.Rejection`` attribute saying why, straight to its
-source queue's dead-letter queue and then acknowledges it. This keeps the reason on the message,
-spends no receives, and on FIFO queues does not hold back (and eventually dead-letter) the
-messages queued behind it in its group, as repeated failures would. Every other failure is
+such a message, unchanged, straight to its source queue's dead-letter queue, with a
+``Relay.Rejection`` attribute saying why when SQS's limits leave room for one, and then
+acknowledges it. This keeps the reason on the message, spends no receives, and on FIFO queues
+does not hold back (and eventually dead-letter) the messages queued behind it in its group, as
+repeated failures would. Every other failure is
 reported as a batch-item failure and left to SQS: a failed or throttled ``SendMessage``, a failed
 dead-letter send, a message from a queue with no route (whose dead-letter queue is therefore
 unknown), an unexpected error. SQS retries the message and, after ``maxReceiveCount`` receives,
@@ -41,6 +42,11 @@ deterministically from the source queue ARN and the source's deduplication id (o
 when absent), so SQS drops a repeat within its 5-minute deduplication interval; the source queue
 is part of the derivation so that identical content arriving from two shadow queues is never
 taken for a duplicate.
+
+**Logs** (JSON lines, :mod:`runtime.json_log`): one ``batch relayed`` line per invocation with
+the counts and a map of each forwarded message id to the id it was sent under, and one line per
+message that was not simply forwarded (dead-lettered, refused, send failed, not attempted,
+unexpected error) with its ``message_id``, ``outcome``, ``kind`` and ``reason``.
 
 Nothing heavy is imported with the module: ``boto3`` loads when the first client is created,
 one client per destination region, kept for the life of the container.
