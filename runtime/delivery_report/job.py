@@ -72,6 +72,7 @@ def run(spark: SparkSession, config: JobConfig) -> JobResult:
         "date",
     ).parquet(stored_at)
     read = int(observation.get["read"])
+    spark.conf.unset("spark.sql.files.minPartitionNum")
     timings["parse_and_write_s"] = time.perf_counter() - step
     step = time.perf_counter()
     stored = spark.read.parquet(stored_at)
@@ -98,6 +99,7 @@ def _balance_partitions(spark: SparkSession, files: int) -> None:
 
     Spark packs files into as few partitions as ``defaultParallelism`` allows; gzip files
     cannot be split, so a few big partitions leave cores idle while the last one finishes.
+    Unset again after the input is read, so reading the Parquet back packs its files.
     """
     wanted = max(files, spark.sparkContext.defaultParallelism)
     spark.conf.set("spark.sql.files.minPartitionNum", str(wanted))

@@ -12,7 +12,11 @@ from pyspark.sql import functions as sf
 from pyspark.sql import types as st
 
 from runtime.delivery_report.causes import cause_column, error_code_column
-from runtime.delivery_report.schema import RECORD_SCHEMA
+from runtime.delivery_report.schema import (
+    CORRUPT_COLUMN,
+    RECORD_SCHEMA_WITH_CORRUPT,
+    UNIT_SCHEMA,
+)
 from runtime.delivery_report.text_columns import ends_object, is_blank
 from runtime.delivery_report.timestamps import lenient_timestamp
 
@@ -63,35 +67,82 @@ Rejected units are stored beside the records under ``outcome=rejected`` with the
 ``reject_reason`` and a ``sample`` of the text, so they can be inspected like the records.
 """
 
+UNIT_COLUMNS: tuple[str, ...] = tuple(field.name for field in UNIT_SCHEMA.fields)
+
 PARSED = "parsed"
 REJECTED = "rejected"
 
 _NUMBER_FIELDS = ("dwellTimeMs", "attempts", "statusCode")
+_FLAT_FIELDS: dict[str, str] = {
+    "n_md5": "notification.messageMD5Sum",
+    "n_message_id": "notification.messageId",
+    "n_topic_arn": "notification.topicArn",
+    "n_timestamp": "notification.timestamp",
+    "d_delivery_id": "delivery.deliveryId",
+    "d_destination": "delivery.destination",
+    "d_response": "delivery.providerResponse",
+    "d_dwellTimeMs": "delivery.dwellTimeMs",
+    "d_attempts": "delivery.attempts",
+    "d_statusCode": "delivery.statusCode",
+    "d_token": "delivery.token",
+    "d_phone_carrier": "delivery.phoneCarrier",
+    "d_mcc": "delivery.mcc",
+    "d_mnc": "delivery.mnc",
+    "d_price": "delivery.priceInUSD",
+    "d_sms_type": "delivery.smsType",
+    "d_parts": "delivery.numberOfMessageParts",
+    "d_device_ack": "delivery.dwellTimeMsUntilDeviceAck",
+    "r_status": "status",
+}
+_CONCATENATED = r'\}\s*\{\s*"[A-Za-z]'
+"""Two JSON objects back to back (see ``layouts.CONCATENATED_BOUNDARY``)."""
 
 
 def classify_units(units: DataFrame) -> DataFrame:
     """Every unit with the normalized record columns and ``reject_reason`` (null if parsed).
 
-    Record columns are computed for rejected rows too (they come out null or partial): that
-    keeps one projection for all rows, and rejected rows are rare.
+    Staged as flat projections (parse, flatten, derive, decide) so that each expression is
+    computed once per row. Record columns are computed for rejected rows too (they come out
+    null or partial): rejected rows are rare and one plan serves both.
     """
-    parsed = sf.from_json(
-        sf.concat(sf.lit("["), sf.col("message"), sf.lit("]")),
-        st.ArrayType(RECORD_SCHEMA),
-    )
-    staged = units.withColumn("parsed", parsed).withColumn(
+    parsed = units.withColumn(
         "record",
-        sf.col("parsed").getItem(0),
+        sf.from_json(
+            sf.col("message"),
+            RECORD_SCHEMA_WITH_CORRUPT,
+            {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": CORRUPT_COLUMN},
+        ),
     )
-    record = sf.col("record")
-    notification = record.getField("notification")
-    delivery = record.getField("delivery")
-    fields = staged.select(
+    flat = parsed.select(
+        *UNIT_COLUMNS,
+        sf.col(f"record.{CORRUPT_COLUMN}").alias("corrupt"),
+        (
+            sf.col("record.notification").isNull()
+            & sf.col("record.delivery").isNull()
+            & sf.col("record.status").isNull()
+        ).alias("empty_record"),
+        *(sf.col(f"record.{path}").alias(name) for name, path in _FLAT_FIELDS.items()),
+    )
+    derived = flat.select(
         "*",
-        lenient_timestamp(notification.getField("timestamp")).alias("published_at"),
-        *(_long(delivery.getField(name)).alias(f"_{name}") for name in _NUMBER_FIELDS),
+        lenient_timestamp(sf.col("n_timestamp")).alias("published_at"),
+        *(_long(sf.col(f"d_{name}")).alias(f"_{name}") for name in _NUMBER_FIELDS),
+        sf.nullif(sf.trim(sf.col("d_destination")), sf.lit("")).alias("destination"),
+        sf.nullif(sf.trim(sf.col("n_message_id")), sf.lit("")).alias("message_id"),
+        sf.nullif(sf.trim(sf.col("n_topic_arn")), sf.lit("")).alias("topic_arn"),
     )
-    return _with_reason(fields).select(*_record_columns(), "reject_reason", "sample")
+    decided = derived.withColumns(
+        {
+            "reject_reason": _reason(),
+            "protocol": protocol_column(sf.col("destination")),
+            "topic": sf.coalesce(
+                sf.col("topic_arn"),
+                topic_from_log_group(sf.col("log_group")),
+                sf.lit(UNKNOWN_TOPIC),
+            ),
+        },
+    )
+    return decided.select(*_record_columns(), "reject_reason", _sample().alias("sample"))
 
 
 def with_outcome(classified: DataFrame) -> DataFrame:
@@ -105,11 +156,15 @@ def with_outcome(classified: DataFrame) -> DataFrame:
     )
 
 
-def protocol_column(destination: Column, delivery: Column) -> Column:
-    """The subscription protocol a destination belongs to (SNS logging-config names)."""
-    service = sf.split_part(destination, sf.lit(":"), sf.lit(3))
+def protocol_column(destination: Column) -> Column:
+    """The subscription protocol a destination belongs to (SNS logging-config names).
+
+    Only prefixes are looked at (the ARN's service field, the URL scheme): no split into an
+    array and no lower-casing of the whole string, which would cost per row.
+    """
+    service = sf.substring_index(sf.substring_index(destination, ":", 3), ":", -1)
     is_arn = destination.startswith("arn:")
-    lowered = sf.lower(destination)
+    scheme = sf.lower(sf.substring_index(sf.substring(destination, 1, 8), ":", 1))
     return (
         sf.when(is_arn & (service == "sqs"), sf.lit("sqs"))
         .when(is_arn & (service == "lambda"), sf.lit("lambda"))
@@ -117,11 +172,11 @@ def protocol_column(destination: Column, delivery: Column) -> Column:
         .when(
             is_arn & (service == "sns") & destination.contains(":endpoint/"), sf.lit("application")
         )
-        .when(lowered.startswith("https://") | lowered.startswith("http://"), sf.lit("http/s"))
+        .when(scheme.isin("https", "http") & destination.contains("://"), sf.lit("http/s"))
         .when(
             destination.startswith("+")
-            | delivery.getField("smsType").isNotNull()
-            | delivery.getField("phoneCarrier").isNotNull(),
+            | sf.col("d_sms_type").isNotNull()
+            | sf.col("d_phone_carrier").isNotNull(),
             sf.lit("sms"),
         )
         .otherwise(sf.lit("unknown"))
@@ -153,79 +208,64 @@ def _long(value: Column) -> Column:
     return value.try_cast(st.LongType())
 
 
-def _with_reason(fields: DataFrame) -> DataFrame:
-    record = sf.col("record")
-    notification = record.getField("notification")
-    delivery = record.getField("delivery")
-    status = record.getField("status")
+def _reason() -> Column:
     message = sf.col("message")
-    message_id = sf.nullif(sf.trim(notification.getField("messageId")), sf.lit(""))
-    destination = sf.nullif(sf.trim(delivery.getField("destination")), sf.lit(""))
     bad_number = sf.lit(False)
     for name in _NUMBER_FIELDS:
-        bad_number = bad_number | (
-            delivery.getField(name).isNotNull() & sf.col(f"_{name}").isNull()
-        )
-    well_formed = sf.coalesce(
-        (sf.size("parsed") == 1) & ends_object(message) & record.isNotNull(),
-        sf.lit(False),
-    )
-    reason = (
+        bad_number = bad_number | (sf.col(f"d_{name}").isNotNull() & sf.col(f"_{name}").isNull())
+    concatenated = sf.when(
+        message.contains("}{") | message.contains("} {"),
+        message.rlike(_CONCATENATED),
+    ).otherwise(sf.lit(False))
+    return (
         sf.when(sf.col("reject_reason").isNotNull(), sf.col("reject_reason"))
         .when(is_blank(message), sf.lit("blank_line"))
-        .when(~well_formed, sf.lit("not_json"))
         .when(
-            notification.isNull() & delivery.isNull() & status.isNull(),
-            sf.lit("not_a_delivery_record"),
+            sf.col("corrupt").isNotNull() | ~ends_object(message) | concatenated,
+            sf.lit("not_json"),
         )
-        .when(status.isNull(), sf.lit("missing_status"))
-        .when(~status.isin("SUCCESS", "FAILURE"), sf.lit("unknown_status"))
-        .when(message_id.isNull(), sf.lit("missing_message_id"))
-        .when(destination.isNull(), sf.lit("missing_destination"))
-        .when(notification.getField("timestamp").isNull(), sf.lit("missing_timestamp"))
+        .when(sf.col("empty_record"), sf.lit("not_a_delivery_record"))
+        .when(sf.col("r_status").isNull(), sf.lit("missing_status"))
+        .when(~sf.col("r_status").isin("SUCCESS", "FAILURE"), sf.lit("unknown_status"))
+        .when(sf.col("message_id").isNull(), sf.lit("missing_message_id"))
+        .when(sf.col("destination").isNull(), sf.lit("missing_destination"))
+        .when(sf.col("n_timestamp").isNull(), sf.lit("missing_timestamp"))
         .when(sf.col("published_at").isNull(), sf.lit("bad_timestamp"))
         .when(bad_number, sf.lit("bad_number"))
     )
-    sample = sf.when(
+
+
+def _sample() -> Column:
+    """The text a rejected row came from: the reader's sample, else the message itself."""
+    return sf.when(
         sf.col("reject_reason").isNotNull(),
-        sf.col("sample"),
-    ).otherwise(sf.substring(message, 1, SAMPLE_CHARS))
-    return fields.withColumns(
-        {
-            "sample": sf.when(reason.isNotNull(), sample),
-            "reject_reason": reason,
-        },
+        sf.coalesce(sf.col("sample"), sf.substring(sf.col("message"), 1, SAMPLE_CHARS)),
     )
 
 
 def _record_columns() -> list[Column]:
-    record = sf.col("record")
-    notification = record.getField("notification")
-    delivery = record.getField("delivery")
-    status = record.getField("status")
-    destination = sf.trim(delivery.getField("destination"))
-    protocol = protocol_column(destination, delivery)
+    status = sf.col("r_status")
+    protocol = sf.col("protocol")
     status_code = sf.col("_statusCode")
     attempts = sf.col("_attempts")
     dwell = sf.col("_dwellTimeMs")
-    response = delivery.getField("providerResponse")
-    record_topic = sf.nullif(sf.trim(notification.getField("topicArn")), sf.lit(""))
-    group_topic = topic_from_log_group(sf.col("log_group"))
+    response = sf.col("d_response")
+    record_topic = sf.col("topic_arn")
     delivered_at = sf.timestamp_millis(
         sf.unix_millis(sf.col("published_at")) + sf.coalesce(dwell, sf.lit(0)),
     )
     columns: dict[str, Column] = {
         "published_at": sf.col("published_at"),
         "delivered_at": delivered_at,
-        "topic": sf.coalesce(record_topic, group_topic, sf.lit(UNKNOWN_TOPIC)),
+        "topic": sf.col("topic"),
         "topic_source": sf.when(record_topic.isNotNull(), sf.lit("record"))
-        .when(sf.col("log_group").isNotNull() & group_topic.isNotNull(), sf.lit("log_group"))
+        .when(sf.col("topic") != UNKNOWN_TOPIC, sf.lit("log_group"))
         .otherwise(sf.lit("unknown")),
         "topic_arn": record_topic,
-        "message_id": sf.trim(notification.getField("messageId")),
-        "message_md5": notification.getField("messageMD5Sum"),
-        "delivery_id": delivery.getField("deliveryId"),
-        "destination": destination,
+        "message_id": sf.col("message_id"),
+        "message_md5": sf.col("n_md5"),
+        "delivery_id": sf.col("d_delivery_id"),
+        "destination": sf.col("destination"),
         "protocol": protocol,
         "status": status,
         "status_code": status_code,
@@ -239,14 +279,14 @@ def _record_columns() -> list[Column]:
         "cause": cause_column(status, protocol, status_code, response),
         "error_code": error_code_column(status, response),
         "provider_response": response,
-        "token": delivery.getField("token"),
-        "phone_carrier": delivery.getField("phoneCarrier"),
-        "mcc": _long(delivery.getField("mcc")),
-        "mnc": _long(delivery.getField("mnc")),
-        "price_usd": delivery.getField("priceInUSD").try_cast(st.DoubleType()),
-        "sms_type": delivery.getField("smsType"),
-        "message_parts": _long(delivery.getField("numberOfMessageParts")),
-        "dwell_until_device_ack_ms": _long(delivery.getField("dwellTimeMsUntilDeviceAck")),
+        "token": sf.col("d_token"),
+        "phone_carrier": sf.col("d_phone_carrier"),
+        "mcc": _long(sf.col("d_mcc")),
+        "mnc": _long(sf.col("d_mnc")),
+        "price_usd": sf.col("d_price").try_cast(st.DoubleType()),
+        "sms_type": sf.col("d_sms_type"),
+        "message_parts": _long(sf.col("d_parts")),
+        "dwell_until_device_ack_ms": _long(sf.col("d_device_ack")),
         "log_group": sf.col("log_group"),
         "log_stream": sf.col("log_stream"),
         "log_time": sf.col("log_time"),

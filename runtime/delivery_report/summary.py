@@ -72,34 +72,24 @@ FACT_KEYS = (
 def collect_aggregates(records: DataFrame, rejected: DataFrame) -> Aggregates:
     """Run the aggregations: each scans the stored Parquet for the columns it needs."""
     facts = records.groupBy(*FACT_KEYS).agg(sf.count(sf.lit(1)).alias("count"))
-    dwell = (
+    dwell_histogram = (
         records.filter(sf.col("dwell_ms").isNotNull())
-        .rollup("protocol")
-        .agg(
-            sf.count(sf.lit(1)).alias("count"),
-            sf.percentile("dwell_ms", list(PERCENTILES)).alias("percentiles"),
-            sf.max("dwell_ms").alias("max"),
-            sf.grouping("protocol").alias("is_total"),
-        )
+        .groupBy("protocol", "dwell_ms")
+        .agg(sf.count(sf.lit(1)).alias("n"))
+    )
+    dwell = dwell_histogram.rollup("protocol").agg(
+        sf.sum("n").alias("count"),
+        sf.percentile("dwell_ms", list(PERCENTILES), sf.col("n")).alias("percentiles"),
+        sf.max("dwell_ms").alias("max"),
+        sf.grouping("protocol").alias("is_total"),
     )
     minutes = records.groupBy(
         sf.date_trunc("minute", "delivered_at").alias("minute"),
         "status",
     ).agg(sf.count(sf.lit(1)).alias("count"))
-    deliveries = records.groupBy("topic", "destination", "message_id").agg(
-        sf.count(sf.lit(1)).alias("records"),
-        sf.bool_or(sf.col("status") == "SUCCESS").alias("delivered"),
-    )
-    lost = ~sf.col("delivered")
-    duplicated = sf.col("records") > 1
-    per_destination = deliveries.groupBy("topic", "destination").agg(
-        sf.count_if(lost).alias("lost"),
-        sf.count_if(duplicated).alias("duplicated"),
-        sf.sum(sf.col("records") - 1).alias("extra_records"),
-        _first_ids(sf.when(lost, sf.col("message_id"))).alias("lost_ids"),
-        _first_ids(sf.when(duplicated, sf.struct("message_id", "records"))).alias("duplicate_ids"),
-    )
-    per_destination_rows = _rows(per_destination)
+    fact_rows = _rows(facts)
+    failures = sum(int(f["count"]) for f in fact_rows if f["status"] == "FAILURE")
+    per_destination_rows = _rows(_per_destination(records, failures))
     reject_counts = rejected.groupBy("reject_reason", "layout").agg(
         sf.count(sf.lit(1)).alias("count"),
     )
@@ -111,7 +101,7 @@ def collect_aggregates(records: DataFrame, rejected: DataFrame) -> Aggregates:
     )
     samples = ranked.filter(sf.col("rank") <= REJECT_SAMPLES).drop("rank")
     return Aggregates(
-        facts=_rows(facts),
+        facts=fact_rows,
         dwell=_rows(dwell),
         minutes=_rows(minutes),
         per_destination=per_destination_rows,
@@ -119,6 +109,74 @@ def collect_aggregates(records: DataFrame, rejected: DataFrame) -> Aggregates:
         duplicate_samples=_samples(per_destination_rows, "duplicate_ids", lambda v: v.asDict()),
         reject_counts=_rows(reject_counts),
         reject_samples=_rows(samples),
+    )
+
+
+DELIVERY_KEY = ("topic", "destination", "message_id")
+
+
+BROADCAST_KEYS = 500_000
+"""Up to this many FAILURE records, their keys are broadcast instead of sorting all records."""
+
+
+def _per_destination(records: DataFrame, failures: int) -> DataFrame:
+    """Lost and duplicated deliveries per (topic, destination), with sample message ids.
+
+    A delivery is (topic, destination, messageId). Grouping every record by those strings
+    would shuffle all of them; instead, duplicates are counted per 64-bit hash of the key (a
+    shuffle of longs) and only the records whose hash repeats are grouped again by the real
+    key, so a hash collision cannot make a false duplicate. Lost deliveries start from the
+    keys of FAILURE records (few) and drop those that also have a SUCCESS record; the few
+    keys are broadcast so the SUCCESS records are filtered where they are read, not sorted.
+    """
+    key_hash = sf.xxhash64(*DELIVERY_KEY).alias("key_hash")
+    repeated = (
+        records.select(key_hash)
+        .groupBy("key_hash")
+        .agg(sf.count(sf.lit(1)).alias("n"))
+        .filter(sf.col("n") > 1)
+        .select("key_hash")
+        .hint("broadcast")
+    )
+    duplicates = (
+        records.select(*DELIVERY_KEY, key_hash)
+        .join(repeated, "key_hash", "left_semi")
+        .groupBy(*DELIVERY_KEY)
+        .agg(sf.count(sf.lit(1)).alias("records"))
+        .filter(sf.col("records") > 1)
+        .groupBy("topic", "destination")
+        .agg(
+            sf.count(sf.lit(1)).alias("duplicated"),
+            sf.sum(sf.col("records") - 1).alias("extra_records"),
+            _first_ids(sf.struct("message_id", "records")).alias("duplicate_ids"),
+        )
+    )
+    failed = records.filter(sf.col("status") == "FAILURE").select(*DELIVERY_KEY).distinct()
+    if failures <= BROADCAST_KEYS:
+        failed = failed.hint("broadcast")
+    delivered = records.filter(sf.col("status") == "SUCCESS").join(
+        failed, list(DELIVERY_KEY), "left_semi"
+    )
+    lost = (
+        failed.join(delivered.select(*DELIVERY_KEY), list(DELIVERY_KEY), "left_anti")
+        .groupBy("topic", "destination")
+        .agg(
+            sf.count(sf.lit(1)).alias("lost"),
+            _first_ids(sf.col("message_id")).alias("lost_ids"),
+        )
+    )
+    empty = sf.array().cast("array<string>")
+    return lost.join(duplicates, ["topic", "destination"], "full_outer").select(
+        "topic",
+        "destination",
+        sf.coalesce(sf.col("lost"), sf.lit(0)).alias("lost"),
+        sf.coalesce(sf.col("duplicated"), sf.lit(0)).alias("duplicated"),
+        sf.coalesce(sf.col("extra_records"), sf.lit(0)).alias("extra_records"),
+        sf.coalesce(sf.col("lost_ids"), empty).alias("lost_ids"),
+        sf.coalesce(
+            sf.col("duplicate_ids"),
+            sf.array().cast("array<struct<message_id:string,records:bigint>>"),
+        ).alias("duplicate_ids"),
     )
 
 
