@@ -13,7 +13,7 @@ from pyspark.sql import SparkSession
 from runtime.delivery_report.generator import SampleData, generate
 from runtime.delivery_report.sample_writers import WRITERS, write_layouts
 
-SAMPLE_RECORDS = 3000
+SAMPLE_RECORDS = 2000
 SAMPLE_SEED = 11
 
 
