@@ -1,0 +1,176 @@
+"""The sample-data generator: reproducible, consistent with the retry schedules, truthful."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from runtime.delivery_report.causes import classify
+from runtime.delivery_report.generator import SampleData, generate
+from runtime.delivery_report.retry_schedule import (
+    MANAGED_MAX_ATTEMPTS,
+    DeliveryPolicy,
+    backoff_delays,
+)
+from runtime.delivery_report.sample_data import main
+from runtime.delivery_report.topology import default_topology, topology_from_dict
+
+PROTOCOL_PREFIXES = {
+    "arn:aws:sqs:": "sqs",
+    "arn:aws:lambda:": "lambda",
+    "arn:aws:firehose:": "firehose",
+    "http": "http/s",
+    "+": "sms",
+}
+
+
+def _protocol(destination: str) -> str:
+    if ":endpoint/" in destination:
+        return "application"
+    return next(p for prefix, p in PROTOCOL_PREFIXES.items() if destination.startswith(prefix))
+
+
+def _records(sample: SampleData) -> list[dict[str, Any]]:
+    return [json.loads(event.message) for event in sample.events]
+
+
+def test_same_seed_same_events() -> None:
+    assert generate(300, 5).events == generate(300, 5).events
+    assert generate(300, 5).events != generate(300, 6).events
+    assert len(generate(301, 5).events) == 301
+
+
+def test_generated_causes_are_what_the_classifier_finds(sample: SampleData) -> None:
+    found: Counter[str] = Counter()
+    for record in _records(sample):
+        delivery = record["delivery"]
+        cause = classify(
+            record["status"],
+            _protocol(delivery["destination"]),
+            delivery.get("statusCode"),
+            delivery.get("providerResponse"),
+        )
+        if cause is not None:
+            found[cause] += 1
+    assert found == sample.truth.by_cause
+    assert len(found) >= 9
+
+
+def test_attempts_and_dwell_follow_the_retry_schedules(sample: SampleData) -> None:
+    topology = default_topology()
+    policies = {
+        s.endpoint: s.policy
+        for topic in topology.topics
+        for s in topic.subscriptions
+        if s.protocol == "http/s"
+    }
+    retried_failures = 0
+    for record in _records(sample):
+        delivery = record["delivery"]
+        destination, attempts = delivery["destination"], delivery.get("attempts", 1)
+        if destination in policies and attempts > 1:
+            policy = policies[destination]
+            assert attempts <= policy.num_retries + 1
+            assert delivery["dwellTimeMs"] >= sum(policy.delays()[: attempts - 1]) * 1000
+            if record["status"] == "FAILURE":
+                assert attempts == policy.num_retries + 1
+                retried_failures += 1
+        if (
+            record["status"] == "FAILURE"
+            and _protocol(destination) in {"lambda", "firehose"}
+            and attempts > 1
+        ):
+            assert attempts == MANAGED_MAX_ATTEMPTS
+            assert delivery["dwellTimeMs"] > 22 * 24 * 3600 * 1000
+    assert retried_failures > 0
+
+
+def test_records_without_topic_arn_are_sms_and_push(sample: SampleData) -> None:
+    groups = {
+        e.log_group.removesuffix("/Failure") for e in sample.events if '"topicArn"' not in e.message
+    }
+    assert groups == {
+        "sns/us-east-1/111111111111/DirectPublishToPhoneNumber",
+        "sns/us-east-1/111111111111/app/APNS/SalesMobile",
+    }
+
+
+def test_default_policy_and_backoff_curves() -> None:
+    assert DeliveryPolicy().delays() == [20.0, 20.0, 20.0]
+    for function in ("linear", "arithmetic", "geometric", "exponential"):
+        delays = backoff_delays(function, 5, 260, 10)
+        assert delays == sorted(delays)
+        assert delays[-1] == pytest.approx(260)
+    documented = DeliveryPolicy.from_aws(
+        {
+            "minDelayTarget": 1,
+            "maxDelayTarget": 60,
+            "numRetries": 50,
+            "numNoDelayRetries": 3,
+            "numMinDelayRetries": 2,
+            "numMaxDelayRetries": 35,
+            "backoffFunction": "exponential",
+        },
+    )
+    assert len(documented.delays()) == 50
+    assert sum(documented.delays()) <= 3600
+
+
+@pytest.mark.parametrize(
+    ("policy", "message"),
+    [
+        ({"numRetries": 101}, "numRetries must be between 0 and 100"),
+        (
+            {"minDelayTarget": 30, "maxDelayTarget": 20},
+            "minDelayTarget must be between 1 and maxDelayTarget",
+        ),
+        ({"numRetries": 2, "numNoDelayRetries": 3}, "smaller than the sum"),
+        ({"backoffFunction": "cubic"}, "backoffFunction must be one of"),
+        (
+            {"numRetries": 100, "maxDelayTarget": 3600, "numMaxDelayRetries": 100},
+            "must fit in 3600 s",
+        ),
+        ({"retries": 3}, "unknown keys"),
+    ],
+)
+def test_invalid_delivery_policies(policy: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        DeliveryPolicy.from_aws(policy)
+
+
+def test_topology_from_json_rejects_impossible_failures() -> None:
+    topic = {"arn": "arn:aws:sns:us-east-1:111111111111:T", "subscriptions": []}
+    sub = {
+        "protocol": "sqs",
+        "endpoint": "arn:aws:sqs:us-east-1:1:Q",
+        "failures": {"tls_error": 0.1},
+    }
+    with pytest.raises(ValueError, match=r"causes \['tls_error'\] are not logged for sqs"):
+        topology_from_dict({"topics": [{**topic, "subscriptions": [sub]}]})
+    with pytest.raises(ValueError, match="has no subscriptions"):
+        topology_from_dict({"topics": [topic]})
+    valid = {**sub, "failures": {"kms_access_denied": 0.5}}
+    assert (
+        len(
+            generate(
+                50,
+                1,
+                topology=topology_from_dict({"topics": [{**topic, "subscriptions": [valid]}]}),
+            ).events
+        )
+        == 50
+    )
+
+
+def test_command_line_writes_every_layout(tmp_path: Path) -> None:
+    assert main(["--out", str(tmp_path), "--records", "120", "--seed", "4"]) == 0
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert manifest["records"] == 120
+    assert manifest["truth"]["records"] == 120
+    for layout in ("export", "firehose", "filter-log-events", "jsonl"):
+        assert any(p.is_file() for p in (tmp_path / layout).rglob("*")), layout
+    assert main(["--out", str(tmp_path), "--topology", str(tmp_path / "missing.json")]) == 2
