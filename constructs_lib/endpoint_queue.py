@@ -22,6 +22,7 @@ from constructs_lib.queue_naming import (
 )
 from constructs_lib.queue_naming import (
     endpoint_queue_name,
+    key_alias_name,
     validate_queue_name,
 )
 from constructs_lib.validation import (
@@ -127,6 +128,7 @@ class EndpointQueue(Construct):
         self.fifo = fifo
         self._sender_accounts: list[str] = []
         self._sender_organizations: list[str] = []
+        self._sender_roles: list[str] = []
 
         self.encryption_key: kms.IKey | None = None
         if encryption is EndpointQueueEncryption.KMS:
@@ -136,6 +138,7 @@ class EndpointQueue(Construct):
                 description=f"Encrypts the {self.queue_name} queue and its dead-letter queue",
                 enable_key_rotation=True,
                 removal_policy=removal_policy,
+                alias=key_alias_name(self.queue_name),
             )
         queue_encryption = (
             sqs.QueueEncryption.KMS
@@ -217,6 +220,24 @@ class EndpointQueue(Construct):
         principals: list[iam.IPrincipal] = [iam.AccountPrincipal(a) for a in new]
         self._grant_senders(f"Accounts{len(self._sender_accounts)}", principals, conditions=None)
 
+    def add_sender_roles(self, *role_arns: str) -> None:
+        """Let these roles of other accounts send, and no other principal of their accounts
+        (an account principal narrowed by ``aws:PrincipalArn``, so the role need not exist
+        when this policy is deployed)."""
+        for role_arn in role_arns:
+            parts = role_arn.split(":")
+            if len(parts) != 6 or parts[2] != "iam" or not parts[5].startswith("role/"):
+                raise ValueError(f"role_arns: {role_arn!r} is not an IAM role ARN")
+            require_account_ids("role_arns (account)", [parts[4]])
+            if role_arn in self._sender_roles:
+                continue
+            self._sender_roles.append(role_arn)
+            self._grant_senders(
+                f"Role{len(self._sender_roles)}",
+                [iam.AccountPrincipal(parts[4])],
+                conditions={"ArnEquals": {"aws:PrincipalArn": role_arn}},
+            )
+
     def add_sender_organization(self, organization_id: str) -> None:
         """Let every principal of an organization send (``aws:PrincipalOrgID``)."""
         require_organization_ids("organization_id", [organization_id])
@@ -248,8 +269,8 @@ class EndpointQueue(Construct):
             key_conditions: dict[str, dict[str, str]] = {
                 "StringEquals": {"kms:ViaService": f"sqs.{Aws.REGION}.{Aws.URL_SUFFIX}"},
             }
-            if conditions:
-                key_conditions["StringEquals"].update(conditions["StringEquals"])
+            for operator, pairs in (conditions or {}).items():
+                key_conditions.setdefault(operator, {}).update(pairs)
             self.encryption_key.add_to_resource_policy(
                 iam.PolicyStatement(
                     sid=f"AllowSendersThroughSqs{sid_suffix}",

@@ -27,6 +27,8 @@ __all__ = [
     "QueueNameError",
     "dead_letter_queue_name",
     "endpoint_queue_name",
+    "ingress_queue_name",
+    "key_alias_name",
     "subscription_dead_letter_queue_name",
     "validate_queue_name",
 ]
@@ -63,3 +65,16 @@ def subscription_dead_letter_queue_name(topic_name: str, subscription_name: str)
     fifo = topic_name.endswith(FIFO_SUFFIX)
     base = f"{topic_name.removesuffix(FIFO_SUFFIX)}-{subscription_name}{DEAD_LETTER_SUFFIX}"
     return validate_queue_name(base + (FIFO_SUFFIX if fifo else ""), fifo=fifo)
+
+
+def ingress_queue_name(queue_name: str) -> str:
+    """The queue an inbound relay reads for an endpoint: ``<queue>-ingress``, FIFO like it."""
+    fifo = queue_name.endswith(FIFO_SUFFIX)
+    base = queue_name.removesuffix(FIFO_SUFFIX)
+    return validate_queue_name(base + "-ingress" + (FIFO_SUFFIX if fifo else ""), fifo=fifo)
+
+
+def key_alias_name(queue_name: str) -> str:
+    """``alias/messaging/<queue>``: lets a relay in another account be granted the queue's key
+    (``kms:ResourceAliases``) before the key, and so its id, exists."""
+    return "alias/messaging/" + queue_name.replace(".", "-")

@@ -81,6 +81,11 @@ def run(topology_file: Path, out: Path) -> int:
                     print(f"        topic {topic}")
                 for group in found.log_groups:
                     print(f"        log group {group}")
+                for function in found.functions:
+                    print(
+                        f"        function {function.name} ({function.handler}, "
+                        f"{function.event_sources} event source(s))"
+                    )
 
         step(5, total, "read back what was deployed", inventory)
 

@@ -20,6 +20,15 @@ class QueueInfo:
 
 
 @dataclass(frozen=True)
+class FunctionInfo:
+    """One deployed Lambda function and how many event sources feed it."""
+
+    name: str
+    handler: str
+    event_sources: int
+
+
+@dataclass(frozen=True)
 class AccountInventory:
     """The queues, keys and stacks of one account."""
 
@@ -29,6 +38,7 @@ class AccountInventory:
     stacks: dict[str, str] = field(default_factory=dict)
     topic_arns: tuple[str, ...] = ()
     log_groups: tuple[str, ...] = ()
+    functions: tuple[FunctionInfo, ...] = ()
 
     @property
     def queue_arns(self) -> set[str]:
@@ -37,8 +47,8 @@ class AccountInventory:
 
 
 def read_inventory(credentials: AccountCredentials, endpoint_url: str) -> AccountInventory:
-    """List the account's queues (with their key and redrive), KMS keys, stacks, topics
-    and log groups."""
+    """List the account's queues (with their key and redrive), KMS keys, stacks, topics,
+    log groups and functions."""
     session = credentials.session()
     sqs = session.client("sqs", endpoint_url=endpoint_url)
     kms = session.client("kms", endpoint_url=endpoint_url)
@@ -76,6 +86,19 @@ def read_inventory(credentials: AccountCredentials, endpoint_url: str) -> Accoun
             ]
         )
     )
+    lambda_client = session.client("lambda", endpoint_url=endpoint_url)
+    functions = tuple(
+        FunctionInfo(
+            f["FunctionName"],
+            f["Handler"],
+            len(
+                lambda_client.list_event_source_mappings(FunctionName=f["FunctionName"])[
+                    "EventSourceMappings"
+                ]
+            ),
+        )
+        for f in lambda_client.list_functions()["Functions"]
+    )
     return AccountInventory(
         credentials.account_id,
         tuple(sorted(queues, key=lambda q: q.arn)),
@@ -83,4 +106,5 @@ def read_inventory(credentials: AccountCredentials, endpoint_url: str) -> Accoun
         stacks,
         topics,
         log_groups,
+        functions,
     )

@@ -18,7 +18,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from constructs_lib.queue_naming import subscription_dead_letter_queue_name
+from constructs_lib.queue_naming import (
+    dead_letter_queue_name,
+    ingress_queue_name,
+    subscription_dead_letter_queue_name,
+)
+from runtime.relay_config import (
+    ENV_DIRECTION,
+    ENV_ROUTES,
+    ROUTE_DEAD_LETTER_QUEUE,
+    ROUTE_DESTINATION,
+)
 from stacks.topology import Account, Topology
 
 PUBLISH_ACTIONS = frozenset({"sns:Publish", "sns:*"})
@@ -80,6 +90,10 @@ class _StackContext:
             return self.topic_arn(logical_id)
         raise AccessReportError(f"{self.name}: cannot resolve Ref {logical_id}")
 
+    def role_arn(self, logical_id: str) -> str:
+        name = self.template["Resources"][logical_id].get("Properties", {}).get("RoleName")
+        return f"arn:{self.partition}:iam::{self.account}:role/{name or '<' + logical_id + '>'}"
+
     def key_arn(self, logical_id: str) -> str:
         return f"arn:{self.partition}:kms:{self.region}:{self.account}:key/<{logical_id}>"
 
@@ -112,6 +126,8 @@ class _StackContext:
                 return self.queue_arn(logical_id)
             if attribute == "Arn" and resource_type == "AWS::KMS::Key":
                 return self.key_arn(logical_id)
+            if attribute == "Arn" and resource_type == "AWS::IAM::Role":
+                return self.role_arn(logical_id)
             raise AccessReportError(f"{self.name}: cannot resolve Fn::GetAtt {arg}")
         if fn.startswith("Fn::") or fn == "Condition":
             raise AccessReportError(f"{self.name}: cannot resolve {fn} in a policy")
@@ -174,6 +190,9 @@ def _effective_principal(
     org = conditions.get("StringEquals", {}).get("aws:PrincipalOrgID")
     if principal == {"any": "*"} and org:
         return {"organization": org}
+    role = conditions.get("ArnEquals", {}).get("aws:PrincipalArn")
+    if "account" in principal and role:
+        return {"role": role}
     source = next(
         (
             pairs["aws:SourceArn"]
@@ -276,6 +295,26 @@ def _subscription_entry(ctx: _StackContext, resource: Mapping[str, Any]) -> dict
     }
 
 
+def _relay_edges(ctx: _StackContext, resource: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The queue-to-queue edges of a relay function (from its ``RELAY_ROUTES``)."""
+    variables = resource.get("Properties", {}).get("Environment", {}).get("Variables", {})
+    if ENV_ROUTES not in variables:
+        return []
+    routes = json.loads(ctx.resolve(variables[ENV_ROUTES]))
+    role = ctx.resolve(resource["Properties"]["Role"])
+    return [
+        {
+            "direction": variables[ENV_DIRECTION],
+            "stack": ctx.name,
+            "role": role,
+            "from": source,
+            "to": route[ROUTE_DESTINATION],
+            "dead_letter_queue": route[ROUTE_DEAD_LETTER_QUEUE],
+        }
+        for source, route in routes.items()
+    ]
+
+
 def _apply_policy(
     ctx: _StackContext,
     document: Mapping[str, Any],
@@ -299,6 +338,7 @@ def build_report(assembly_dir: str | Path) -> dict[str, Any]:
     queues: dict[str, dict[str, Any]] = {}
     topics: dict[str, dict[str, Any]] = {}
     subscriptions: list[dict[str, Any]] = []
+    relays: list[dict[str, Any]] = []
     queue_kinds = {"send": SEND_ACTIONS, "receive": RECEIVE_ACTIONS}
     topic_kinds = {"publish": PUBLISH_ACTIONS, "subscribe": SUBSCRIBE_ACTIONS}
     for ctx in read_assembly(assembly_dir):
@@ -315,6 +355,8 @@ def build_report(assembly_dir: str | Path) -> dict[str, Any]:
                 )
             elif resource.get("Type") == "AWS::SNS::Subscription":
                 subscriptions.append(_subscription_entry(ctx, resource))
+            elif resource.get("Type") == "AWS::Lambda::Function":
+                relays.extend(_relay_edges(ctx, resource))
         for resource in resources.values():
             props = resource.get("Properties", {})
             if resource.get("Type") == "AWS::SQS::QueuePolicy":
@@ -333,6 +375,7 @@ def build_report(assembly_dir: str | Path) -> dict[str, Any]:
         "subscriptions": sorted(
             subscriptions, key=lambda s: (s["topic"], s["protocol"], str(s["endpoint"]))
         ),
+        "relays": sorted(relays, key=lambda r: (r["from"], r["to"])),
     }
 
 
@@ -363,6 +406,24 @@ def expected_access(topology: Topology) -> Access:
             "send": set(),
             "receive": set(),
         }
+    for route in topology.relay_routes:
+        assert route.sender is not None
+        sender_account = topology.account(topology.endpoint(route.sender).account)
+        receiver = topology.endpoint(route.receiver)
+        shadow = receiver.queue_name
+        for name in (shadow, dead_letter_queue_name(shadow)):
+            expected[topology.sqs_arn(sender_account.name, name)] = {
+                "send": set(),
+                "receive": set(),
+            }
+        ingress = ingress_queue_name(receiver.queue_name)
+        role = ("role", topology.relay_role_arn(sender_account, "outbound"))
+        ingress_arn = topology.sqs_arn(receiver.account, ingress)
+        expected.setdefault(ingress_arn, {"send": set(), "receive": set()})["send"].add(role)
+        expected[topology.sqs_arn(receiver.account, dead_letter_queue_name(ingress))] = {
+            "send": set(),
+            "receive": set(),
+        }
     for topic in topology.topics:
         publish = {("account", a) for a in topology.cross_account_publishers(topic)}
         publish |= {("organization", o) for o in topic.publisher_organizations}
@@ -384,6 +445,25 @@ def expected_access(topology: Topology) -> Access:
 
 def _sqs_arn(account: Account, queue_name: str) -> str:
     return f"arn:{account.partition}:sqs:{account.region}:{account.id}:{queue_name}"
+
+
+def expected_relay_edges(topology: Topology) -> set[tuple[str, str, str]]:
+    """(direction, from, to) for every relay hop: shadow queue to the remote ingress queue,
+    ingress queue to the endpoint queue."""
+    edges: set[tuple[str, str, str]] = set()
+    for route in topology.relay_routes:
+        assert route.sender is not None
+        receiver = topology.endpoint(route.receiver)
+        sender_account = topology.endpoint(route.sender).account
+        ingress = topology.sqs_arn(receiver.account, ingress_queue_name(receiver.queue_name))
+        edges.add(("outbound", topology.sqs_arn(sender_account, receiver.queue_name), ingress))
+        edges.add(("inbound", ingress, topology.queue_arn(receiver)))
+    return edges
+
+
+def actual_relay_edges(report: Mapping[str, Any]) -> set[tuple[str, str, str]]:
+    """The report's relay hops in the shape of :func:`expected_relay_edges`."""
+    return {(r["direction"], r["from"], r["to"]) for r in report["relays"]}
 
 
 def actual_access(report: Mapping[str, Any]) -> Access:
@@ -463,6 +543,17 @@ def to_markdown(report: Mapping[str, Any]) -> str:
         f"| `{s['topic']}` | {s['protocol']} | `{s['endpoint']}` | "
         f"`{s['dead_letter_queue']}` | {s['stack']} |"
         for s in report["subscriptions"]
+    ]
+    lines += [
+        "",
+        "## Relays (account bridge)",
+        "",
+        "| direction | from | to | role |",
+        "|---|---|---|---|",
+    ]
+    lines += [
+        f"| {r['direction']} | `{r['from']}` | `{r['to']}` | `{r['role']}` |"
+        for r in report["relays"]
     ]
     return "\n".join([*lines, ""])
 

@@ -9,6 +9,12 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_sns as sns
 from constructs import Construct
 
+from constructs_lib.cross_account_relay import (
+    SOURCE_VISIBILITY_TIMEOUT,
+    CrossAccountRelay,
+    RelayDirection,
+    RelayRoute,
+)
 from constructs_lib.delivery_logged_topic import (
     CrossAccountQueueSubscription,
     DeliveryLoggedTopic,
@@ -16,8 +22,9 @@ from constructs_lib.delivery_logged_topic import (
 )
 from constructs_lib.endpoint_queue import EndpointQueue
 from constructs_lib.messaging_alarms import MessagingAlarms
+from constructs_lib.queue_naming import dead_letter_queue_name, ingress_queue_name
 from stacks.resource_limit import ResourceLimit
-from stacks.topology import Account, Endpoint, Topology
+from stacks.topology import Account, Endpoint, Topology, relay_role_name
 from stacks.topology_topics import Topic
 
 STACK_NAME_PREFIX = "Messaging-"
@@ -77,7 +84,76 @@ class MessagingAccountStack(Stack):
             self.topics[topic.name] = self._topic(topic)
         for endpoint in topology.queues_in(account.name):
             self._subscriptions_from_other_accounts(endpoint)
+        self._outbound_relay()
+        self._inbound_relay()
         self.node.add_validation(ResourceLimit(self))
+
+    def _relay_queue(self, construct_id: str, queue_name: str, fifo: bool) -> EndpointQueue:
+        queue = EndpointQueue(
+            self,
+            construct_id,
+            endpoint_name=queue_name,
+            queue_name=queue_name,
+            dead_letter_queue_name=dead_letter_queue_name(queue_name),
+            fifo=fifo,
+            visibility_timeout=SOURCE_VISIBILITY_TIMEOUT,
+        )
+        self.alarms.watch_endpoint_queue(construct_id, queue.queue)
+        self.alarms.watch_dead_letter_queue(construct_id, queue.dead_letter_queue)
+        return queue
+
+    def _outbound_relay(self) -> None:
+        """Shadow queues named like the remote endpoints' queues, so legacy endpoints of this
+        account send to them unchanged; the relay stamps and forwards to the remote ingress."""
+        remotes = self.topology.shadow_queues(self.account_config.name)
+        if not remotes:
+            return
+        routes = [
+            RelayRoute(
+                self._relay_queue(f"Shadow{remote.name}", remote.queue_name, remote.fifo),
+                self.topology.sqs_arn(remote.account, ingress_queue_name(remote.queue_name)),
+            )
+            for remote in remotes
+        ]
+        local = {
+            e.queue_name: self.topology.queue_arn(e)
+            for e in self.topology.endpoints
+            if e.account == self.account_config.name
+        }
+        CrossAccountRelay(
+            self,
+            "OutboundRelay",
+            direction=RelayDirection.OUTBOUND,
+            routes=routes,
+            local_endpoints=local,
+            role_name=relay_role_name(self.account_config, RelayDirection.OUTBOUND.value),
+        )
+
+    def _inbound_relay(self) -> None:
+        """Ingress queues admitting the senders' outbound relay roles only; the relay
+        substitutes the headers and delivers to the endpoint queues."""
+        endpoints = self.topology.ingress_endpoints(self.account_config.name)
+        if not endpoints:
+            return
+        routes = []
+        for endpoint in endpoints:
+            ingress = self._relay_queue(
+                f"Ingress{endpoint.name}", ingress_queue_name(endpoint.queue_name), endpoint.fifo
+            )
+            ingress.add_sender_roles(
+                *(
+                    self.topology.relay_role_arn(sender, RelayDirection.OUTBOUND.value)
+                    for sender in self.topology.relay_sender_accounts(endpoint)
+                )
+            )
+            routes.append(RelayRoute(ingress, self.topology.queue_arn(endpoint)))
+        CrossAccountRelay(
+            self,
+            "InboundRelay",
+            direction=RelayDirection.INBOUND,
+            routes=routes,
+            role_name=relay_role_name(self.account_config, RelayDirection.INBOUND.value),
+        )
 
     def _endpoint_queue(self, endpoint: Endpoint) -> EndpointQueue:
         queue = EndpointQueue(

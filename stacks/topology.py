@@ -21,6 +21,7 @@ from constructs_lib.queue_naming import (
     QueueNameError,
     dead_letter_queue_name,
     endpoint_queue_name,
+    ingress_queue_name,
     validate_queue_name,
 )
 from constructs_lib.validation import ACCOUNT_ID, ORGANIZATION_ID
@@ -91,6 +92,9 @@ class Route:
     receiver: str
     sender: str | None = None
     sender_organization: str | None = None
+    relay: bool = False
+    """Through the account bridge: the sender's legacy endpoints send to a shadow queue in
+    their own account, relays stamp and substitute the ARN header across the boundary."""
 
 
 @dataclass(frozen=True)
@@ -133,15 +137,62 @@ class Topology:
 
     def queue_arn(self, endpoint: Endpoint) -> str:
         """The queue's ARN, its transport address, computed without any lookup."""
-        account = self.account(endpoint.account)
-        return f"arn:{account.partition}:sqs:{account.region}:{account.id}:{endpoint.queue_name}"
+        return self.sqs_arn(endpoint.account, endpoint.queue_name)
 
     def sender_endpoints(self, receiver: Endpoint) -> tuple[Endpoint, ...]:
         """Endpoints declared as senders to ``receiver``; the error queue accepts them all."""
         if receiver.is_error_queue:
             return self.endpoints
-        names = [r.sender for r in self.routes if r.receiver == receiver.name and r.sender]
+        names = [
+            r.sender
+            for r in self.routes
+            if r.receiver == receiver.name and r.sender and not r.relay
+        ]
         return tuple(self.endpoint(n) for n in dict.fromkeys(names))
+
+    @property
+    def relay_routes(self) -> tuple[Route, ...]:
+        """Routes that cross accounts through relays."""
+        return tuple(r for r in self.routes if r.relay)
+
+    def shadow_queues(self, account_name: str) -> tuple[Endpoint, ...]:
+        """Remote endpoints that get a shadow queue (named like their queue) in an account,
+        read by the account's outbound relay."""
+        names = [
+            r.receiver
+            for r in self.relay_routes
+            if r.sender and self.endpoint(r.sender).account == account_name
+        ]
+        return tuple(self.endpoint(n) for n in dict.fromkeys(names))
+
+    def ingress_endpoints(self, account_name: str) -> tuple[Endpoint, ...]:
+        """Endpoints of an account that get an ingress queue, read by its inbound relay."""
+        names = [
+            r.receiver
+            for r in self.relay_routes
+            if self.endpoint(r.receiver).account == account_name
+        ]
+        return tuple(self.endpoint(n) for n in dict.fromkeys(names))
+
+    def relay_sender_accounts(self, receiver: Endpoint) -> tuple[Account, ...]:
+        """Accounts whose outbound relay forwards to ``receiver``'s ingress queue."""
+        names = [
+            self.endpoint(r.sender).account
+            for r in self.relay_routes
+            if r.receiver == receiver.name and r.sender
+        ]
+        return tuple(self.account(n) for n in dict.fromkeys(names))
+
+    def relay_role_arn(self, account: Account, direction: str) -> str:
+        """The ARN of an account's relay role, named so other accounts can admit it by ARN."""
+        return (
+            f"arn:{account.partition}:iam::{account.id}:role/{relay_role_name(account, direction)}"
+        )
+
+    def sqs_arn(self, account_name: str, queue_name: str) -> str:
+        """The ARN of a queue of an account, computed without any lookup."""
+        account = self.account(account_name)
+        return f"arn:{account.partition}:sqs:{account.region}:{account.id}:{queue_name}"
 
     def cross_account_senders(self, receiver: Endpoint) -> tuple[str, ...]:
         """Account ids that need a queue-policy grant to send to ``receiver``.
@@ -216,7 +267,13 @@ _ENDPOINT_KEYS = (
     "deadLetterQueue",
 )
 _DLQ_KEYS = ("fifo", "queueName")
-_ROUTE_KEYS = ("from", "fromOrganization", "to")
+_ROUTE_KEYS = ("from", "fromOrganization", "to", "relay")
+RELAY_DIRECTIONS = ("outbound", "inbound")
+
+
+def relay_role_name(account: Account, direction: str) -> str:
+    """``messaging-relay-<direction>-<account name>``, at most 64 characters (IAM's limit)."""
+    return f"messaging-relay-{direction}-{account.name}"[:64]
 
 
 def parse_topology(data: Any, source: str = "<topology>") -> Topology:
@@ -240,7 +297,10 @@ def parse_topology(data: Any, source: str = "<topology>") -> Topology:
         )
     _check_unique_queue_names(check, endpoints, error_queue, accounts)
     known_orgs = {a.organization_id for a in accounts if a.organization_id}
-    routes = _parse_routes(check, root.get("routes", []), set(names), known_orgs)
+    routes = _parse_routes(
+        check, root.get("routes", []), {e.name: e.account for e in endpoints}, known_orgs
+    )
+    _check_relay_queue_names(check, [*endpoints, *([error_queue] if error_queue else [])], routes)
     topics = parse_topics(
         check,
         root.get("topics", []),
@@ -451,9 +511,46 @@ def _check_unique_queue_names(
             owners[key] = q.name
 
 
+def _check_relay_queue_names(
+    check: FieldChecker, queues: list[Endpoint], routes: list[Route]
+) -> None:
+    """A relay adds a shadow queue in the sender's account (named like the remote queue) and
+    an ingress queue in the receiver's; neither may take a name an account already uses."""
+    by_name = {q.name: q for q in queues}
+    taken: dict[str, set[str]] = {}
+    for q in queues:
+        taken.setdefault(q.account, set()).update({q.queue_name, q.dead_letter_queue_name})
+    added: set[tuple[str, str]] = set()
+    for i, route in enumerate(routes):
+        if not route.relay or route.sender is None:
+            continue
+        receiver = by_name[route.receiver]
+        try:
+            ingress = ingress_queue_name(receiver.queue_name)
+            wanted = [
+                (by_name[route.sender].account, receiver.queue_name, "shadow queue"),
+                (receiver.account, ingress, "ingress queue"),
+                (receiver.account, dead_letter_queue_name(ingress), "ingress dead-letter queue"),
+            ]
+        except QueueNameError as error:
+            check.fail(f"topology.routes[{i}].to", f"{error}; shorten the endpoint's queue name")
+            continue
+        for account, name, role in wanted:
+            if (account, name) in added:
+                continue
+            if name in taken.get(account, set()):
+                check.fail(
+                    f"topology.routes[{i}]",
+                    f"the relay's {role} {name!r} in account {account!r} has the name of a queue "
+                    "already there; rename one of the endpoints",
+                )
+            added.add((account, name))
+
+
 def _parse_routes(
-    check: FieldChecker, raw: Any, endpoint_names: set[str], known_orgs: set[str]
+    check: FieldChecker, raw: Any, accounts_of: Mapping[str, str], known_orgs: set[str]
 ) -> list[Route]:
+    endpoint_names = set(accounts_of)
     routes: list[Route] = []
     seen: set[Route] = set()
     for i, item in enumerate(check.array(raw, "topology.routes")):
@@ -465,6 +562,13 @@ def _parse_routes(
         receiver = check.string(obj, "to", path)
         sender = check.string(obj, "from", path, required=False)
         org = check.string(obj, "fromOrganization", path, required=False)
+        relay = check.boolean(obj, "relay", path, False)
+        if relay and org is not None:
+            check.fail(
+                f"{path}.relay",
+                "relays forward from an endpoint; use 'from', not 'fromOrganization'",
+            )
+            continue
         if (sender is None) == (org is None):
             check.fail(
                 path,
@@ -491,11 +595,17 @@ def _parse_routes(
         ):
             continue
         assert receiver is not None
-        route = Route(receiver, sender, org)
-        if route in seen:
+        if relay and sender is not None and accounts_of[sender] == accounts_of[receiver]:
+            check.fail(
+                f"{path}.relay",
+                "both endpoints are in one account; a relay only crosses accounts, drop 'relay'",
+            )
+            continue
+        route = Route(receiver, sender, org, relay)
+        if Route(receiver, sender, org) in seen:
             check.fail(path, "duplicate route; remove one")
             continue
-        seen.add(route)
+        seen.add(Route(receiver, sender, org))
         routes.append(route)
     return routes
 

@@ -146,28 +146,28 @@ def test_same_account_senders_need_no_policy_grant(document: dict[str, Any]) -> 
             "unknown field",
         ),
         (
-            lambda d: d["routes"].append({"from": "Sales", "to": "Shipping"}),
-            "topology.routes[2].to",
-            "unknown endpoint 'Shipping'",
+            lambda d: d["routes"].append({"from": "Sales", "to": "Receiving"}),
+            "topology.routes[4].to",
+            "unknown endpoint 'Receiving'",
         ),
         (
             lambda d: d["routes"].append({"from": "Ghost", "to": "Billing"}),
-            "topology.routes[2].from",
+            "topology.routes[4].from",
             "unknown endpoint 'Ghost'",
         ),
         (
             lambda d: d["routes"].append({"from": "Sales", "to": "Billing"}),
-            "topology.routes[2]",
+            "topology.routes[4]",
             "duplicate route",
         ),
         (
             lambda d: d["routes"].append({"to": "Billing"}),
-            "topology.routes[2]",
+            "topology.routes[4]",
             "exactly one of 'from'",
         ),
         (
             lambda d: d["routes"].append({"fromOrganization": "o-abcdefghij", "to": "Billing"}),
-            "topology.routes[2].fromOrganization",
+            "topology.routes[4].fromOrganization",
             "not the organizationId of any declared account",
         ),
         (
@@ -282,7 +282,9 @@ def test_every_problem_is_reported_at_once(document: dict[str, Any]) -> None:
 
 
 def test_two_queues_with_one_name_in_one_account_are_refused(document: dict[str, Any]) -> None:
-    document["endpoints"].append({"name": "Shipping", "account": "Billing", "queueName": "Billing"})
+    document["endpoints"].append(
+        {"name": "Receiving", "account": "Billing", "queueName": "Billing"}
+    )
     assert any("also used by" in rule for _, rule in problems_of(document))
 
 
@@ -335,3 +337,51 @@ def test_alarm_settings_default_to_fifteen_minutes_and_no_topic(
 ) -> None:
     alarms = parse_topology(example_document).alarms
     assert (alarms.topic_name, alarms.max_message_age_seconds) == (None, 900)
+
+
+@pytest.mark.parametrize(
+    ("route", "path", "rule"),
+    [
+        (
+            {"from": "Sales", "to": "Shipping", "relay": True},
+            "topology.routes[4].relay",
+            "a relay only crosses accounts",
+        ),
+        (
+            {"fromOrganization": "o-a1b2c3d4e5", "to": "Billing", "relay": True},
+            "topology.routes[4].relay",
+            "relays forward from an endpoint",
+        ),
+        (
+            {"from": "Billing", "to": "Sales", "relay": "yes"},
+            "topology.routes[4].relay",
+            "true or false",
+        ),
+    ],
+)
+def test_bad_relay_routes_are_refused(
+    document: dict[str, Any], route: dict[str, Any], path: str, rule: str
+) -> None:
+    document["accounts"][0]["organizationId"] = "o-a1b2c3d4e5"
+    document["routes"].append(route)
+    assert any(p == path and rule in r for p, r in problems_of(document))
+
+
+def test_a_relay_queue_may_not_take_an_existing_queue_name(document: dict[str, Any]) -> None:
+    document["endpoints"].append({"name": "Billing2", "account": "Sales", "queueName": "Billing"})
+    problems = problems_of(document)
+    assert any("shadow queue 'Billing' in account 'Sales'" in rule for _, rule in problems)
+
+
+def test_relay_routes_give_shadow_and_ingress_queues(example_document: dict[str, Any]) -> None:
+    topology = parse_topology(example_document)
+    assert [e.name for e in topology.shadow_queues("Sales")] == ["Billing"]
+    assert [e.name for e in topology.shadow_queues("Billing")] == ["Shipping"]
+    assert [e.name for e in topology.ingress_endpoints("Billing")] == ["Billing"]
+    assert [a.name for a in topology.relay_sender_accounts(topology.endpoint("Billing"))] == [
+        "Sales"
+    ]
+    assert topology.relay_role_arn(topology.account("Sales"), "outbound") == (
+        "arn:aws:iam::111111111111:role/messaging-relay-outbound-Sales"
+    )
+    assert topology.cross_account_senders(topology.endpoint("Shipping")) == ()

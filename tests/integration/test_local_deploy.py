@@ -83,11 +83,21 @@ def test_the_topic_and_its_delivery_log_groups_exist_in_the_publisher_account(
 ) -> None:
     billing = deployed["Billing"]
     assert billing.topic_arns == ("arn:aws:sns:us-east-1:222222222222:OrderBilled",)
-    assert set(billing.log_groups) == {
+    assert set(billing.log_groups) >= {
         "sns/us-east-1/222222222222/OrderBilled",
         "sns/us-east-1/222222222222/OrderBilled/Failure",
     }
     assert deployed["Sales"].topic_arns == ()
+
+
+@pytest.mark.parametrize("account", ["Sales", "Billing"])
+def test_each_relay_account_runs_an_outbound_and_an_inbound_relay(
+    deployed: dict[str, AccountInventory], account: str
+) -> None:
+    functions = deployed[account].functions
+    assert len(functions) == 2
+    assert {f.handler for f in functions} == {"runtime.relay.handler"}
+    assert sorted(f.event_sources for f in functions) == [1, 1]
 
 
 def test_the_cdk_cli_takes_a_topology_file_from_context(

@@ -1,0 +1,222 @@
+"""``CrossAccountRelay``: the Lambda relay of the account bridge (:mod:`runtime.relay`).
+
+An outbound relay reads shadow queues in the sender's account and forwards to ingress queues
+in other accounts, stamping the ARN header; an inbound relay reads ingress queues and delivers
+to the local endpoint queues, substituting the headers. Its role may receive only from its own
+queues, send only to the declared destinations and their own dead-letter queues, and use a
+destination's key only if the key carries that queue's alias.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from aws_cdk import Duration, RemovalPolicy, Stack
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_lambda_event_sources as event_sources
+from aws_cdk import aws_logs as logs
+from constructs import Construct
+
+from constructs_lib.acknowledgments import acknowledge
+from constructs_lib.endpoint_queue import EndpointQueue
+from constructs_lib.lambda_packaging import LAMBDA_ARCHITECTURE, LAMBDA_RUNTIME, runtime_code
+from constructs_lib.queue_naming import key_alias_name
+from runtime.relay_config import (
+    ENV_DIRECTION,
+    ENV_LOCAL_ENDPOINTS,
+    ENV_ROUTES,
+    INBOUND,
+    OUTBOUND,
+    ROUTE_DEAD_LETTER_QUEUE,
+    ROUTE_DESTINATION,
+)
+from runtime.transport_address import parse_queue_arn
+
+SEND_KEY_ACTIONS = ("kms:GenerateDataKey", "kms:Decrypt")
+RELAY_TIMEOUT = Duration.seconds(60)
+SOURCE_VISIBILITY_TIMEOUT = Duration.seconds(6 * 60)
+"""Lambda's advice for SQS event sources: six times the function timeout, so a message being
+retried inside one invocation does not become visible to another."""
+
+
+class RelayDirection(enum.Enum):
+    """Which side of the account boundary a relay works on."""
+
+    OUTBOUND = OUTBOUND
+    INBOUND = INBOUND
+
+
+@dataclass(frozen=True)
+class RelayRoute:
+    """One queue the relay reads and where its messages go.
+
+    ``destination_arn`` is computed (from the topology), never a token from another stack;
+    ``destination_encrypted`` says whether the destination's key (aliased
+    ``alias/messaging/<queue>``) must be granted.
+    """
+
+    source: EndpointQueue
+    destination_arn: str
+    destination_encrypted: bool = True
+
+
+class CrossAccountRelay(Construct):
+    """A relay function with its event sources, its least-privilege role and its logs."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        direction: RelayDirection,
+        routes: Sequence[RelayRoute],
+        local_endpoints: Mapping[str, str] | None = None,
+        role_name: str | None = None,
+        batch_size: int = 10,
+        max_batching_window: Duration | None = None,
+        log_retention: logs.RetentionDays = logs.RetentionDays.THREE_MONTHS,
+    ) -> None:
+        """
+        :param direction: outbound (stamp, cross the boundary) or inbound (substitute).
+        :param routes: the queues read and their destinations.
+        :param local_endpoints: outbound only: each local endpoint's legacy address (the value
+            its headers carry) mapped to its queue ARN.
+        :param role_name: a fixed role name, so that other accounts can admit the role by ARN
+            before it exists.
+        :param batch_size: messages per invocation (1-10; FIFO queues allow at most 10).
+        :param max_batching_window: how long Lambda gathers a batch; default none.
+        :param log_retention: of the function's log group.
+        """
+        super().__init__(scope, construct_id)
+        if not routes:
+            raise ValueError("routes: a relay needs at least one queue to read")
+        if direction is RelayDirection.OUTBOUND and not local_endpoints:
+            raise ValueError(
+                "local_endpoints: an outbound relay stamps the local endpoints' ARNs; map each "
+                "local address to its queue ARN"
+            )
+        if direction is RelayDirection.INBOUND and local_endpoints:
+            raise ValueError("local_endpoints: an inbound relay stamps nothing; leave it empty")
+        if not 1 <= batch_size <= 10:
+            raise ValueError(f"batch_size: must be from 1 to 10, got {batch_size}")
+        for route in routes:
+            parse_queue_arn(route.destination_arn)
+        stack = Stack.of(self)
+        self.log_group = logs.LogGroup(
+            self, "Logs", retention=log_retention, removal_policy=RemovalPolicy.RETAIN
+        )
+        self.role = iam.Role(
+            self,
+            "Role",
+            role_name=role_name,
+            assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
+            description=f"The {direction.value} relay of the account bridge",
+        )
+        self.role.add_to_policy(
+            iam.PolicyStatement(
+                actions=["logs:CreateLogStream", "logs:PutLogEvents"],
+                resources=[self.log_group.log_group_arn],
+            )
+        )
+        logical_id = stack.get_logical_id(self.log_group.node.default_child)  # type: ignore[arg-type]
+        acknowledge(
+            self.role,
+            f"AwsSolutions-IAM5[Resource::<{logical_id}.Arn>]",
+            "The wildcard covers the log streams Lambda creates inside this relay's own log group.",
+        )
+        self._grant_routes(stack, routes)
+        environment = {
+            ENV_DIRECTION: direction.value,
+            ENV_ROUTES: stack.to_json_string(
+                {
+                    route.source.queue_arn: {
+                        ROUTE_DESTINATION: route.destination_arn,
+                        ROUTE_DEAD_LETTER_QUEUE: route.source.dead_letter_queue.queue_arn,
+                    }
+                    for route in routes
+                }
+            ),
+        }
+        if local_endpoints:
+            environment[ENV_LOCAL_ENDPOINTS] = json.dumps(dict(local_endpoints), sort_keys=True)
+        self.function = lambda_.Function(
+            self,
+            "Function",
+            runtime=LAMBDA_RUNTIME,
+            architecture=LAMBDA_ARCHITECTURE,
+            handler="runtime.relay.handler",
+            code=runtime_code(),
+            role=self.role,
+            log_group=self.log_group,
+            memory_size=256,
+            timeout=RELAY_TIMEOUT,
+            environment=environment,
+        )
+        self.function.node.add_dependency(self.role.node.find_child("DefaultPolicy"))
+        for route in routes:
+            route.source.queue.grant_consume_messages(self.role)
+            self.function.add_event_source(
+                event_sources.SqsEventSource(
+                    route.source.queue,
+                    batch_size=batch_size,
+                    max_batching_window=max_batching_window,
+                    report_batch_item_failures=True,
+                )
+            )
+
+    def _grant_routes(self, stack: Stack, routes: Sequence[RelayRoute]) -> None:
+        """Send to the destinations and to the sources' own DLQs (refused messages go there
+        with their reason); use the destinations' keys only through SQS and only if they carry
+        the destination queue's alias."""
+        destinations = sorted({r.destination_arn for r in routes})
+        self.role.add_to_policy(
+            iam.PolicyStatement(actions=["sqs:SendMessage"], resources=destinations)
+        )
+        self.role.add_to_policy(
+            iam.PolicyStatement(
+                actions=["sqs:SendMessage"],
+                resources=[r.source.dead_letter_queue.queue_arn for r in routes],
+            )
+        )
+        own_keys = {id(r.source.encryption_key): r.source.encryption_key for r in routes}
+        key_arns = [key.key_arn for key in own_keys.values() if key is not None]
+        if key_arns:
+            self.role.add_to_policy(
+                iam.PolicyStatement(actions=list(SEND_KEY_ACTIONS), resources=key_arns)
+            )
+        aliases = sorted(
+            key_alias_name(parse_queue_arn(r.destination_arn).name)
+            for r in routes
+            if r.destination_encrypted
+        )
+        if not aliases:
+            return
+        accounts = sorted({parse_queue_arn(a).account for a in destinations})
+        regions = sorted({parse_queue_arn(a).region for a in destinations})
+        self.role.add_to_policy(
+            iam.PolicyStatement(
+                actions=list(SEND_KEY_ACTIONS),
+                resources=[
+                    f"arn:{stack.partition}:kms:{region}:{account}:key/*"
+                    for account in accounts
+                    for region in regions
+                ],
+                conditions={
+                    "ForAnyValue:StringEquals": {"kms:ResourceAliases": aliases},
+                    "StringLike": {"kms:ViaService": "sqs.*.amazonaws.com*"},
+                },
+            )
+        )
+        for account in accounts:
+            for region in regions:
+                acknowledge(
+                    self.role,
+                    f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:kms:{region}:{account}:key/*]",
+                    "Destination keys are created in other accounts with ids unknown here; the "
+                    "grant is narrowed to keys carrying the destination queues' aliases "
+                    "(kms:ResourceAliases), used through SQS.",
+                )

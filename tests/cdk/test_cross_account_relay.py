@@ -1,0 +1,145 @@
+"""CrossAccountRelay: the function, its event sources and a role that reaches only its queues."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from aws_cdk import App, Environment, Stack
+from aws_cdk.assertions import Template
+
+from constructs_lib import EndpointQueue
+from constructs_lib.cross_account_relay import CrossAccountRelay, RelayDirection, RelayRoute
+
+SALES = "111111111111"
+INGRESS = "arn:aws:sqs:us-east-1:222222222222:Billing-ingress"
+
+
+@pytest.fixture(scope="module")
+def outbound() -> Template:
+    stack = Stack(App(), "Sales", env=Environment(account=SALES, region="us-east-1"))
+    shadow = EndpointQueue(stack, "ShadowBilling", endpoint_name="Billing")
+    CrossAccountRelay(
+        stack,
+        "Outbound",
+        direction=RelayDirection.OUTBOUND,
+        routes=[RelayRoute(shadow, INGRESS)],
+        local_endpoints={"Sales": f"arn:aws:sqs:us-east-1:{SALES}:Sales"},
+        role_name="messaging-relay-outbound-Sales",
+    )
+    return Template.from_stack(stack)
+
+
+def one(template: Template, kind: str) -> dict[str, Any]:
+    (resource,) = template.find_resources(kind).values()
+    return dict(resource)
+
+
+def test_the_function_runs_the_relay_with_its_configuration(outbound: Template) -> None:
+    function = one(outbound, "AWS::Lambda::Function")["Properties"]
+    assert function["Handler"] == "runtime.relay.handler"
+    assert function["Architectures"] == ["arm64"]
+    env = function["Environment"]["Variables"]
+    assert env["RELAY_DIRECTION"] == "outbound"
+    assert json.loads(env["RELAY_LOCAL_ENDPOINTS"]) == {
+        "Sales": f"arn:aws:sqs:us-east-1:{SALES}:Sales"
+    }
+    routes = json.dumps(env["RELAY_ROUTES"])
+    assert INGRESS in routes
+    assert "ShadowBillingDeadLetterQueue" in routes
+
+
+def test_the_event_source_reports_batch_item_failures(outbound: Template) -> None:
+    mapping = one(outbound, "AWS::Lambda::EventSourceMapping")["Properties"]
+    assert mapping["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+    assert mapping["BatchSize"] == 10
+
+
+def test_the_role_has_a_fixed_name_other_accounts_can_admit(outbound: Template) -> None:
+    role = one(outbound, "AWS::IAM::Role")["Properties"]
+    assert role["RoleName"] == "messaging-relay-outbound-Sales"
+    assert "ManagedPolicyArns" not in role
+
+
+def statements(template: Template) -> list[dict[str, Any]]:
+    policy = one(template, "AWS::IAM::Policy")
+    return list(policy["Properties"]["PolicyDocument"]["Statement"])
+
+
+def test_the_role_sends_only_to_the_destination_and_its_own_dlq(outbound: Template) -> None:
+    sends = [s for s in statements(outbound) if "sqs:SendMessage" in s["Action"]]
+    resources = sorted(json.dumps(s["Resource"]) for s in sends)
+    assert json.dumps(INGRESS) in resources
+    assert any("ShadowBillingDeadLetterQueue" in r for r in resources)
+    assert len(resources) == 2
+
+
+def test_the_role_receives_only_from_its_own_queue(outbound: Template) -> None:
+    receives = [s for s in statements(outbound) if "sqs:ReceiveMessage" in s["Action"]]
+    (receive,) = receives
+    assert "ShadowBillingQueue" in json.dumps(receive["Resource"])
+
+
+def test_destination_keys_only_by_alias_and_through_sqs(outbound: Template) -> None:
+    (statement,) = [
+        s for s in statements(outbound) if "kms:ResourceAliases" in json.dumps(s.get("Condition"))
+    ]
+    assert sorted(statement["Action"]) == ["kms:Decrypt", "kms:GenerateDataKey"]
+    assert statement["Condition"]["ForAnyValue:StringEquals"] == {
+        "kms:ResourceAliases": ["alias/messaging/Billing-ingress"]
+    }
+    assert ":kms:us-east-1:222222222222:key/*" in json.dumps(statement["Resource"])
+
+
+def test_ingress_queues_admit_the_relay_role_only() -> None:
+    stack = Stack(App(), "Billing", env=Environment(account="222222222222", region="us-east-1"))
+    ingress = EndpointQueue(stack, "Ingress", endpoint_name="Billing-ingress")
+    ingress.add_sender_roles(f"arn:aws:iam::{SALES}:role/messaging-relay-outbound-Sales")
+    template = Template.from_stack(stack)
+    (allow,) = [
+        s
+        for p in template.find_resources("AWS::SQS::QueuePolicy").values()
+        for s in p["Properties"]["PolicyDocument"]["Statement"]
+        if s["Effect"] == "Allow"
+    ]
+    assert allow["Condition"] == {
+        "ArnEquals": {
+            "aws:PrincipalArn": f"arn:aws:iam::{SALES}:role/messaging-relay-outbound-Sales"
+        }
+    }
+    key = one(template, "AWS::KMS::Key")["Properties"]["KeyPolicy"]["Statement"]
+    (key_grant,) = [s for s in key if s.get("Sid", "").startswith("AllowSendersThroughSqsRole")]
+    assert key_grant["Condition"]["ArnEquals"] == allow["Condition"]["ArnEquals"]
+    alias = one(template, "AWS::KMS::Alias")["Properties"]
+    assert alias["AliasName"] == "alias/messaging/Billing-ingress"
+
+
+@pytest.mark.parametrize(
+    ("props", "message"),
+    [
+        ({"routes": []}, "routes: a relay needs at least one queue"),
+        ({"local_endpoints": None}, "local_endpoints: an outbound relay stamps"),
+        ({"batch_size": 11}, "batch_size: must be from 1 to 10"),
+    ],
+)
+def test_bad_props_fail_naming_the_prop(props: dict[str, Any], message: str) -> None:
+    stack = Stack(App(), "S")
+    shadow = EndpointQueue(stack, "Shadow", endpoint_name="Billing")
+    arguments: dict[str, Any] = {
+        "direction": RelayDirection.OUTBOUND,
+        "routes": [RelayRoute(shadow, INGRESS)],
+        "local_endpoints": {"Sales": f"arn:aws:sqs:us-east-1:{SALES}:Sales"},
+        **props,
+    }
+    with pytest.raises(ValueError, match=message):
+        CrossAccountRelay(stack, "Relay", **arguments)
+
+
+def test_a_bad_role_arn_is_refused() -> None:
+    stack = Stack(App(), "S")
+    queue = EndpointQueue(stack, "Q", endpoint_name="Q")
+    with pytest.raises(
+        ValueError, match="role_arns: 'arn:aws:iam::1:user/x' is not an IAM role ARN"
+    ):
+        queue.add_sender_roles("arn:aws:iam::1:user/x")
