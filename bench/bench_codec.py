@@ -10,16 +10,12 @@ measured in a fresh interpreter, with and without cached bytecode.
 from __future__ import annotations
 
 import json
-import os
-import platform
-import shutil
-import statistics
-import subprocess
 import sys
-import tempfile
 import timeit
 from collections.abc import Callable
 from pathlib import Path
+
+import bench_support
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -75,59 +71,16 @@ def microseconds_per_call(function: Callable[[], object]) -> float:
 
 
 def import_milliseconds(modules: tuple[str, ...], *, bytecode_cached: bool) -> dict[str, float]:
-    """Median and best time to import ``modules`` in a fresh interpreter.
-
-    Only the ``import`` statement is timed, not the interpreter's start-up. The modules are
-    imported from a copy in a temporary directory, so that the repository is left alone and
-    ``bytecode_cached`` decides alone whether their compiled code is there (as when a Lambda
-    package ships ``.pyc`` files) or they are compiled from source on every cold start (a
-    read-only Lambda file system cannot cache them).
-    """
+    """Cold import time of ``modules``: only the ``import`` statement is timed."""
     statements = "; ".join(f"import {module}" for module in modules)
     code = (
         "import time; start = time.perf_counter(); "
         f"{statements}; print(time.perf_counter() - start)"
     )
-    with tempfile.TemporaryDirectory() as directory:
-        package = Path(directory) / "runtime"
-        package.mkdir()
-        (package / "__init__.py").write_text("", encoding="utf-8")
-        for module in MODULES:
-            shutil.copy(ROOT / f"{module.replace('.', '/')}.py", package)
-        environment = {
-            name: value
-            for name, value in os.environ.items()
-            if name not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")
-        }
-        environment["PYTHONPATH"] = directory
-        if not bytecode_cached:
-            environment["PYTHONDONTWRITEBYTECODE"] = "1"
-
-        def once() -> float:
-            completed = subprocess.run(
-                [sys.executable, "-c", code],
-                check=True,
-                cwd=directory,
-                env=environment,
-                capture_output=True,
-                text=True,
-            )
-            return float(completed.stdout) * 1e3
-
-        once()
-        runs = [once() for _ in range(IMPORT_RUNS)]
-    return {"median_ms": round(statistics.median(runs), 3), "min_ms": round(min(runs), 3)}
-
-
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
-            for line in cpuinfo:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
+    names = [module.removeprefix("runtime.") for module in MODULES]
+    return bench_support.import_milliseconds(
+        code, names, bytecode_cached=bytecode_cached, runs=IMPORT_RUNS
+    )
 
 
 def main() -> None:
@@ -165,11 +118,7 @@ def main() -> None:
             "all_three": import_milliseconds(MODULES, bytecode_cached=cached),
         }
     figures["targets"] = {"stamp_and_substitute_us": 5, "import_ms": 20}
-    figures["machine"] = {
-        "nproc": os.cpu_count(),
-        "cpu": cpu_model(),
-        "python": platform.python_version(),
-    }
+    figures["machine"] = bench_support.machine()
     print(json.dumps(figures, indent=2))
 
 

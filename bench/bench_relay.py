@@ -21,16 +21,13 @@ import base64
 import functools
 import json
 import os
-import platform
-import shutil
-import statistics
-import subprocess
 import sys
-import tempfile
 import timeit
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import bench_support
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -229,52 +226,24 @@ def processing_figures() -> tuple[dict[str, float], dict[str, float]]:
 
 
 def import_milliseconds(code: str, *, bytecode_cached: bool) -> dict[str, float]:
-    """Median and best time of ``code`` (which prints seconds) in a fresh interpreter.
+    """Cold import time of the relay (with boto3 and botocore as installed).
 
-    The runtime modules are imported from a copy in a temporary directory so that
-    ``bytecode_cached`` alone decides whether their compiled code exists (a Lambda package
-    that ships ``.pyc`` files) or is compiled on every cold start (a read-only Lambda file
-    system cannot cache it). boto3 and botocore come from the environment as installed.
+    Credentials are in the environment, as Lambda provides them: without them botocore's
+    credential chain would try the instance metadata service over the network.
     """
-    with tempfile.TemporaryDirectory() as directory:
-        package = Path(directory) / "runtime"
-        package.mkdir()
-        (package / "__init__.py").write_text("", encoding="utf-8")
-        for module in RUNTIME_MODULES:
-            shutil.copy(ROOT / "runtime" / f"{module}.py", package)
-        environment = {
-            name: value
-            for name, value in os.environ.items()
-            if name not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")
-            and not name.startswith("AWS_")
-        }
-        # Credentials in the environment, as Lambda provides them: without them botocore's
-        # credential chain would try the instance metadata service over the network.
-        environment.update(
-            PYTHONPATH=directory,
-            AWS_ACCESS_KEY_ID="bench",
-            AWS_SECRET_ACCESS_KEY="bench",
-            AWS_EC2_METADATA_DISABLED="true",
-            AWS_CONFIG_FILE=os.devnull,
-            AWS_SHARED_CREDENTIALS_FILE=os.devnull,
-        )
-        if not bytecode_cached:
-            environment["PYTHONDONTWRITEBYTECODE"] = "1"
-
-        def once() -> float:
-            completed = subprocess.run(
-                [sys.executable, "-c", code],
-                check=True,
-                cwd=directory,
-                env=environment,
-                capture_output=True,
-                text=True,
-            )
-            return float(completed.stdout) * 1e3
-
-        once()
-        runs = [once() for _ in range(IMPORT_RUNS)]
-    return {"median_ms": round(statistics.median(runs), 1), "min_ms": round(min(runs), 1)}
+    return bench_support.import_milliseconds(
+        code,
+        RUNTIME_MODULES,
+        bytecode_cached=bytecode_cached,
+        runs=IMPORT_RUNS,
+        environment={
+            "AWS_ACCESS_KEY_ID": "bench",
+            "AWS_SECRET_ACCESS_KEY": "bench",
+            "AWS_EC2_METADATA_DISABLED": "true",
+            "AWS_CONFIG_FILE": os.devnull,
+            "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
+        },
+    )
 
 
 def cold_import_figures() -> dict[str, dict[str, dict[str, float]]]:
@@ -297,11 +266,6 @@ def cold_import_figures() -> dict[str, dict[str, dict[str, float]]]:
     }
 
 
-def command_output(command: str) -> str:
-    completed = subprocess.run(["sh", "-c", command], capture_output=True, text=True, check=False)
-    return " ".join(completed.stdout.split())
-
-
 def main() -> None:
     handler, core = processing_figures()
     figures = {
@@ -311,11 +275,7 @@ def main() -> None:
         "core_us_per_message": core,
         "cold_import": cold_import_figures(),
         "targets": TARGETS,
-        "machine": {
-            "nproc": command_output("nproc"),
-            "model_name": command_output("lscpu | grep 'Model name'"),
-            "python": platform.python_version(),
-        },
+        "machine": bench_support.machine(),
     }
     print(json.dumps(figures, indent=2))
 
