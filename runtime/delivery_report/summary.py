@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from pyspark.sql import Column, DataFrame, Window
@@ -26,6 +25,8 @@ SAMPLES = 20
 REJECT_SAMPLES = 3
 MAX_MINUTES_IN_SUMMARY = 7 * 24 * 60
 STATUSES = ("SUCCESS", "FAILURE")
+MINUTE_FORMAT = "yyyy-MM-dd'T'HH:mm'Z'"
+"""Minutes leave Spark as UTC text: a collected timestamp would be shifted to the driver's zone."""
 NO_CODE = "none"
 
 
@@ -84,7 +85,7 @@ def collect_aggregates(records: DataFrame, rejected: DataFrame) -> Aggregates:
         sf.grouping("protocol").alias("is_total"),
     )
     minutes = records.groupBy(
-        sf.date_trunc("minute", "delivered_at").alias("minute"),
+        sf.date_format(sf.date_trunc("minute", "delivered_at"), MINUTE_FORMAT).alias("minute"),
         "status",
     ).agg(sf.count(sf.lit(1)).alias("count"))
     fact_rows = _rows(facts)
@@ -450,10 +451,9 @@ def _series(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     minutes: dict[str, Counter[str]] = defaultdict(Counter)
     hours: dict[str, Counter[str]] = defaultdict(Counter)
     for row in rows:
-        moment: datetime | None = row["minute"]
-        key = "unknown" if moment is None else f"{moment:%Y-%m-%dT%H:%M}Z"
-        minutes[key][row["status"]] += int(row["count"])
-        hour = "unknown" if moment is None else f"{moment:%Y-%m-%dT%H}:00Z"
+        minute: str | None = row["minute"]
+        minutes[minute or "unknown"][row["status"]] += int(row["count"])
+        hour = "unknown" if minute is None else f"{minute[:13]}:00Z"
         hours[hour][row["status"]] += int(row["count"])
     per_minute = [{"minute": k, **_status_counts(v)} for k, v in sorted(minutes.items())]
     return {

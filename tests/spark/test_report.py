@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from runtime.delivery_report.report import render_report
 from runtime.delivery_report.summary import Aggregates, build_summary
 
@@ -43,7 +41,7 @@ def test_report_sections_and_escaping() -> None:
                 "is_total": 1,
             }
         ],
-        minutes=[{"minute": datetime(2025, 1, 6, 10, 5), "status": "FAILURE", "count": 7}],
+        minutes=[{"minute": "2025-01-06T10:05Z", "status": "FAILURE", "count": 7}],
         per_destination=[
             {
                 "topic": "arn:aws:sns:us-east-1:222222222222:OrderBilled",
