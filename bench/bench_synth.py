@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+import bench_support
 
 ROOT = Path(__file__).resolve().parent.parent
 ACCOUNTS = 10
