@@ -88,10 +88,8 @@ def main() -> None:
         topology_file = work / "generated.json"
         topology_file.write_text(json.dumps(generated_topology()))
         result = {
-            "machine": {
-                "cpus": os.cpu_count(),
-                "processor": platform.processor() or platform.machine(),
-            },
+            "machine": bench_support.machine(),
+            "load_average_1m": round(os.getloadavg()[0], 2),
             "example": synth(None, work / "example"),
             "generated_10x50": synth(topology_file, work / "generated"),
         }
