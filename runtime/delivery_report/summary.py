@@ -89,8 +89,7 @@ def collect_aggregates(records: DataFrame, rejected: DataFrame) -> Aggregates:
         "status",
     ).agg(sf.count(sf.lit(1)).alias("count"))
     fact_rows = _rows(facts)
-    failures = sum(int(f["count"]) for f in fact_rows if f["status"] == "FAILURE")
-    per_destination_rows = _rows(_per_destination(records, failures))
+    per_destination_rows = _rows(_per_destination(records))
     reject_counts = rejected.groupBy("reject_reason", "layout").agg(
         sf.count(sf.lit(1)).alias("count"),
     )
@@ -101,6 +100,7 @@ def collect_aggregates(records: DataFrame, rejected: DataFrame) -> Aggregates:
         ),
     )
     samples = ranked.filter(sf.col("rank") <= REJECT_SAMPLES).drop("rank")
+    reject_rows = _rows(reject_counts)
     return Aggregates(
         facts=fact_rows,
         dwell=_rows(dwell),
@@ -108,76 +108,32 @@ def collect_aggregates(records: DataFrame, rejected: DataFrame) -> Aggregates:
         per_destination=per_destination_rows,
         lost_samples=_samples(per_destination_rows, "lost_ids", lambda v: {"message_id": v}),
         duplicate_samples=_samples(per_destination_rows, "duplicate_ids", lambda v: v.asDict()),
-        reject_counts=_rows(reject_counts),
-        reject_samples=_rows(samples),
+        reject_counts=reject_rows,
+        reject_samples=_rows(samples) if reject_rows else [],
     )
 
 
 DELIVERY_KEY = ("topic", "destination", "message_id")
 
 
-BROADCAST_KEYS = 500_000
-"""Up to this many FAILURE records, their keys are broadcast instead of sorting all records."""
-
-
-def _per_destination(records: DataFrame, failures: int) -> DataFrame:
+def _per_destination(records: DataFrame) -> DataFrame:
     """Lost and duplicated deliveries per (topic, destination), with sample message ids.
 
-    A delivery is (topic, destination, messageId). Grouping every record by those strings
-    would shuffle all of them; instead, duplicates are counted per 64-bit hash of the key (a
-    shuffle of longs) and only the records whose hash repeats are grouped again by the real
-    key, so a hash collision cannot make a false duplicate. Lost deliveries start from the
-    keys of FAILURE records (few) and drop those that also have a SUCCESS record; the few
-    keys are broadcast so the SUCCESS records are filtered where they are read, not sorted.
+    A delivery is (topic, destination, messageId): one aggregation per delivery, then one
+    per destination, in a single job.
     """
-    key_hash = sf.xxhash64(*DELIVERY_KEY).alias("key_hash")
-    repeated = (
-        records.select(key_hash)
-        .groupBy("key_hash")
-        .agg(sf.count(sf.lit(1)).alias("n"))
-        .filter(sf.col("n") > 1)
-        .select("key_hash")
-        .hint("broadcast")
+    deliveries = records.groupBy(*DELIVERY_KEY).agg(
+        sf.count(sf.lit(1)).alias("records"),
+        sf.bool_or(sf.col("status") == "SUCCESS").alias("delivered"),
     )
-    duplicates = (
-        records.select(*DELIVERY_KEY, key_hash)
-        .join(repeated, "key_hash", "left_semi")
-        .groupBy(*DELIVERY_KEY)
-        .agg(sf.count(sf.lit(1)).alias("records"))
-        .filter(sf.col("records") > 1)
-        .groupBy("topic", "destination")
-        .agg(
-            sf.count(sf.lit(1)).alias("duplicated"),
-            sf.sum(sf.col("records") - 1).alias("extra_records"),
-            _first_ids(sf.struct("message_id", "records")).alias("duplicate_ids"),
-        )
-    )
-    failed = records.filter(sf.col("status") == "FAILURE").select(*DELIVERY_KEY).distinct()
-    if failures <= BROADCAST_KEYS:
-        failed = failed.hint("broadcast")
-    delivered = records.filter(sf.col("status") == "SUCCESS").join(
-        failed, list(DELIVERY_KEY), "left_semi"
-    )
-    lost = (
-        failed.join(delivered.select(*DELIVERY_KEY), list(DELIVERY_KEY), "left_anti")
-        .groupBy("topic", "destination")
-        .agg(
-            sf.count(sf.lit(1)).alias("lost"),
-            _first_ids(sf.col("message_id")).alias("lost_ids"),
-        )
-    )
-    empty = sf.array().cast("array<string>")
-    return lost.join(duplicates, ["topic", "destination"], "full_outer").select(
-        "topic",
-        "destination",
-        sf.coalesce(sf.col("lost"), sf.lit(0)).alias("lost"),
-        sf.coalesce(sf.col("duplicated"), sf.lit(0)).alias("duplicated"),
-        sf.coalesce(sf.col("extra_records"), sf.lit(0)).alias("extra_records"),
-        sf.coalesce(sf.col("lost_ids"), empty).alias("lost_ids"),
-        sf.coalesce(
-            sf.col("duplicate_ids"),
-            sf.array().cast("array<struct<message_id:string,records:bigint>>"),
-        ).alias("duplicate_ids"),
+    lost = ~sf.col("delivered")
+    duplicated = sf.col("records") > 1
+    return deliveries.groupBy("topic", "destination").agg(
+        sf.count_if(lost).alias("lost"),
+        sf.count_if(duplicated).alias("duplicated"),
+        sf.sum(sf.col("records") - 1).alias("extra_records"),
+        _first_ids(sf.when(lost, sf.col("message_id"))).alias("lost_ids"),
+        _first_ids(sf.when(duplicated, sf.struct("message_id", "records"))).alias("duplicate_ids"),
     )
 
 
