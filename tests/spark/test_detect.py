@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+from pathlib import Path
 
 import pytest
 
@@ -13,7 +14,9 @@ from runtime.delivery_report.detect import (
     needs_python_gunzip,
     skip_reason,
 )
+from runtime.delivery_report.errors import InputError
 from runtime.delivery_report.gunzip import gunzip_members, split_lines
+from runtime.delivery_report.inputs import check_local_inputs, hadoop_uri
 
 
 @pytest.mark.parametrize(
@@ -63,3 +66,15 @@ def test_split_lines_like_hadoop() -> None:
     assert split_lines("a\n\nb") == ["a", "", "b"]
     assert split_lines("") == []
     assert split_lines("x\u2028y") == ["x\u2028y"]
+
+
+def test_s3_uris_go_to_hadoop_with_the_chosen_scheme() -> None:
+    assert hadoop_uri("s3://logs/sns/", "s3a") == "s3a://logs/sns/"
+    assert hadoop_uri("s3://logs/sns/", "s3") == "s3://logs/sns/"
+    assert hadoop_uri("/data/logs", "s3a") == "/data/logs"
+
+
+def test_missing_local_paths_fail_before_spark_starts(tmp_path: Path) -> None:
+    check_local_inputs([str(tmp_path), "s3://bucket/prefix", "/data/*/logs"])
+    with pytest.raises(InputError, match="does not exist"):
+        check_local_inputs([str(tmp_path / "absent")])
