@@ -1,16 +1,23 @@
-"""One local SparkSession for the whole test run (starting one takes ~10 s), and sample data."""
+"""One local SparkSession for the whole test run (starting one takes ~10 s), sample data, and
+helpers to run the job's stages on small files."""
 
 from __future__ import annotations
 
+import gzip
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pyspark.sql import SparkSession
 
+from runtime.delivery_report.detect import Layout
 from runtime.delivery_report.generator import SampleData, generate
+from runtime.delivery_report.inputs import list_input_files
+from runtime.delivery_report.layouts import units_for_files
+from runtime.delivery_report.normalize import classify_units
 from runtime.delivery_report.sample_writers import WRITERS, write_layouts
 
 SAMPLE_RECORDS = 2000
@@ -52,3 +59,25 @@ def sample_dir(sample: SampleData, tmp_path_factory: pytest.TempPathFactory) -> 
         lines_per_file=700,
     )
     return out
+
+
+def classified_rows(
+    spark: SparkSession,
+    paths: Sequence[Path],
+    layout: Layout | None = None,
+) -> list[dict[str, Any]]:
+    """Every unit the job would see in ``paths``, classified, as dicts."""
+    files = list_input_files(spark, [str(p) for p in paths], layout)
+    readable = [f for f in files if f.layout is not None]
+    frame = classify_units(units_for_files(spark, readable))
+    return [row.asDict() for row in frame.collect()]
+
+
+def write_lines(path: Path, lines: Iterable[str], compress: bool = False) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = "".join(f"{line}\n" for line in lines)
+    if compress:
+        path.write_bytes(gzip.compress(text.encode()))
+    else:
+        path.write_text(text)
+    return path

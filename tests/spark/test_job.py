@@ -20,7 +20,7 @@ from runtime.delivery_report.job import JobConfig, run
 from runtime.delivery_report.normalize import with_outcome
 from runtime.delivery_report.sample_writers import WRITERS
 from runtime.delivery_report.summary import comparable
-from tests.spark.helpers import write_lines
+from tests.spark.conftest import write_lines
 from tests.spark.test_golden import LAMBDA, TLS
 
 pytestmark = pytest.mark.spark

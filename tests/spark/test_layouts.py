@@ -13,7 +13,7 @@ from pyspark.sql import SparkSession
 
 from runtime.delivery_report.detect import Layout
 from runtime.delivery_report.inputs import list_input_files
-from tests.spark.helpers import classified_rows, write_lines
+from tests.spark.conftest import classified_rows, write_lines
 from tests.spark.test_golden import LAMBDA, TLS
 
 pytestmark = pytest.mark.spark
