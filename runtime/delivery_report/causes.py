@@ -94,8 +94,6 @@ CAUSE_RULES: tuple[CauseRule, ...] = (
 )
 """Failure causes in priority order; a failure no rule matches is ``other``."""
 
-CAUSES: tuple[str, ...] = (*(rule.cause for rule in CAUSE_RULES), OTHER_CAUSE)
-
 ERROR_CODE_PATTERNS: tuple[str, ...] = (
     r'"ErrorCode"\s*:\s*"([^"]+)"',
     r"status=([A-Za-z_]+)",

@@ -31,6 +31,7 @@ SUMMARY_FILE = "summary.json"
 REPORT_FILE = "report.html"
 RECORDS_DIR = "records"
 LOCAL_SHUFFLE_PARTITIONS = 8
+MIN_PARTITIONS = "spark.sql.files.minPartitionNum"
 NO_DICTIONARY = {
     f"parquet.enable.dictionary#{column}": "false"
     for column in (
@@ -74,6 +75,7 @@ def run(spark: SparkSession, config: JobConfig) -> JobResult:
     forced = None if config.layout == "auto" else Layout(config.layout)
     files = list_input_files(spark, config.inputs, forced, config.s3_scheme)
     readable = [f for f in files if f.layout is not None]
+    previous_min_partitions = spark.conf.get(MIN_PARTITIONS, None)
     _balance_partitions(spark, len(readable))
     timings["list_files_s"] = time.perf_counter() - started
     observation = Observation("units")
@@ -84,11 +86,16 @@ def run(spark: SparkSession, config: JobConfig) -> JobResult:
     output = config.output.rstrip("/")
     stored_at = f"{output}/{RECORDS_DIR}"
     step = time.perf_counter()
-    with_outcome(classify_units(units)).write.mode("overwrite").options(
-        **NO_DICTIONARY,
-    ).partitionBy("outcome", "date").parquet(stored_at)
+    try:
+        with_outcome(classify_units(units)).write.mode("overwrite").options(
+            **NO_DICTIONARY,
+        ).partitionBy("outcome", "date").parquet(stored_at)
+    finally:
+        if previous_min_partitions is None:
+            spark.conf.unset(MIN_PARTITIONS)
+        else:
+            spark.conf.set(MIN_PARTITIONS, previous_min_partitions)
     read = int(observation.get["read"])
-    spark.conf.unset("spark.sql.files.minPartitionNum")
     timings["parse_and_write_s"] = time.perf_counter() - step
     step = time.perf_counter()
     stored = spark.read.parquet(stored_at)
@@ -115,10 +122,10 @@ def _balance_partitions(spark: SparkSession, files: int) -> None:
 
     Spark packs files into as few partitions as ``defaultParallelism`` allows; gzip files
     cannot be split, so a few big partitions leave cores idle while the last one finishes.
-    Unset again after the input is read, so reading the Parquet back packs its files.
+    Restored after the input is read, so reading the Parquet back packs its files.
     """
     wanted = max(files, spark.sparkContext.defaultParallelism)
-    spark.conf.set("spark.sql.files.minPartitionNum", str(wanted))
+    spark.conf.set(MIN_PARTITIONS, str(wanted))
 
 
 def dump_summary(summary: dict[str, Any]) -> str:
