@@ -23,6 +23,7 @@ from typing import Any
 
 from runtime.delivery_report.retry_schedule import (
     MANAGED_MAX_ATTEMPTS,
+    http_delays,
     managed_elapsed,
     push_delay,
 )
@@ -257,7 +258,7 @@ def _retry_wait_ms(rng: random.Random, subscription: Subscription, retries: int)
     """Time spent waiting between attempts for ``retries`` retries, with SNS's jitter."""
     protocol = subscription.protocol
     if protocol == "http/s":
-        seconds = sum(subscription.policy.delays()[:retries])
+        seconds = sum(http_delays(subscription.policy)[:retries])
     elif protocol in {"application", "sms"}:
         seconds = sum(push_delay(r) for r in range(1, retries + 1))
     else:

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from runtime.delivery_report.retry_schedule import DeliveryPolicy
+from runtime.delivery_policy import BackoffFunction, HttpDeliveryPolicy
 
 REGION = "us-east-1"
 SALES_ACCOUNT = "111111111111"
@@ -45,7 +45,7 @@ class Subscription:
     failures: Mapping[str, float] = field(default_factory=dict)
     retried_success_rate: float = 0.0
     http_4xx_success_rate: float = 0.0
-    delivery_policy: DeliveryPolicy | None = None
+    delivery_policy: HttpDeliveryPolicy | None = None
 
     def __post_init__(self) -> None:
         where = f"subscription {self.endpoint!r}"
@@ -66,9 +66,9 @@ class Subscription:
             raise ValueError(f"{where}: rates must be >= 0 and add up to at most 1 (got {total})")
 
     @property
-    def policy(self) -> DeliveryPolicy:
+    def policy(self) -> HttpDeliveryPolicy:
         """The HTTP/S delivery policy in force (SNS's default when none is set)."""
-        return self.delivery_policy or DeliveryPolicy()
+        return self.delivery_policy or HttpDeliveryPolicy()
 
 
 @dataclass(frozen=True)
@@ -128,14 +128,14 @@ class Topology:
 
 def default_topology() -> Topology:
     """The project's example accounts, with failures of every cause the generator knows."""
-    partner_policy = DeliveryPolicy(
+    partner_policy = HttpDeliveryPolicy(
         min_delay_target=1,
         max_delay_target=60,
         num_retries=50,
         num_no_delay_retries=3,
         num_min_delay_retries=2,
         num_max_delay_retries=35,
-        backoff_function="exponential",
+        backoff_function=BackoffFunction.EXPONENTIAL,
     )
     order_billed = Topic(
         arn=f"arn:aws:sns:{REGION}:{BILLING_ACCOUNT}:OrderBilled",
@@ -245,7 +245,11 @@ def topology_from_dict(data: Mapping[str, Any]) -> Topology:
                     failures=dict(sub.get("failures", {})),
                     retried_success_rate=float(sub.get("retriedSuccessRate", 0.0)),
                     http_4xx_success_rate=float(sub.get("http4xxSuccessRate", 0.0)),
-                    delivery_policy=DeliveryPolicy.from_aws(policy) if policy else None,
+                    delivery_policy=(
+                        HttpDeliveryPolicy.from_json({"healthyRetryPolicy": policy})
+                        if policy
+                        else None
+                    ),
                 ),
             )
         topics.append(

@@ -9,13 +9,10 @@ from typing import Any
 
 import pytest
 
+from runtime.delivery_policy import DeliveryPolicyError, HttpDeliveryPolicy
 from runtime.delivery_report.causes import classify
 from runtime.delivery_report.generator import SampleData, generate
-from runtime.delivery_report.retry_schedule import (
-    MANAGED_MAX_ATTEMPTS,
-    DeliveryPolicy,
-    backoff_delays,
-)
+from runtime.delivery_report.retry_schedule import MANAGED_MAX_ATTEMPTS, http_delays
 from runtime.delivery_report.sample_data import main
 from runtime.delivery_report.topology import default_topology, topology_from_dict
 
@@ -75,7 +72,7 @@ def test_attempts_and_dwell_follow_the_retry_schedules(sample: SampleData) -> No
         if destination in policies and attempts > 1:
             policy = policies[destination]
             assert attempts <= policy.num_retries + 1
-            assert delivery["dwellTimeMs"] >= sum(policy.delays()[: attempts - 1]) * 1000
+            assert delivery["dwellTimeMs"] >= sum(http_delays(policy)[: attempts - 1]) * 1000
             if record["status"] == "FAILURE":
                 assert attempts == policy.num_retries + 1
                 retried_failures += 1
@@ -99,47 +96,39 @@ def test_records_without_topic_arn_are_sms_and_push(sample: SampleData) -> None:
     }
 
 
-def test_default_policy_and_backoff_curves() -> None:
-    assert DeliveryPolicy().delays() == [20.0, 20.0, 20.0]
-    for function in ("linear", "arithmetic", "geometric", "exponential"):
-        delays = backoff_delays(function, 5, 260, 10)
-        assert delays == sorted(delays)
-        assert delays[-1] == pytest.approx(260)
-    documented = DeliveryPolicy.from_aws(
+def test_http_retries_follow_the_shared_delivery_policy_schedule() -> None:
+    assert http_delays(HttpDeliveryPolicy()) == [20.0, 20.0, 20.0]
+    documented = HttpDeliveryPolicy.from_json(
         {
-            "minDelayTarget": 1,
-            "maxDelayTarget": 60,
-            "numRetries": 50,
-            "numNoDelayRetries": 3,
-            "numMinDelayRetries": 2,
-            "numMaxDelayRetries": 35,
-            "backoffFunction": "exponential",
+            "healthyRetryPolicy": {
+                "minDelayTarget": 1,
+                "maxDelayTarget": 60,
+                "numRetries": 50,
+                "numNoDelayRetries": 3,
+                "numMinDelayRetries": 2,
+                "numMaxDelayRetries": 35,
+                "backoffFunction": "exponential",
+            }
         },
     )
-    assert len(documented.delays()) == 50
-    assert sum(documented.delays()) <= 3600
+    delays = http_delays(documented)
+    assert len(delays) == 50
+    assert sum(delays) == documented.give_up_after_seconds
 
 
-@pytest.mark.parametrize(
-    ("policy", "message"),
-    [
-        ({"numRetries": 101}, "numRetries must be between 0 and 100"),
-        (
-            {"minDelayTarget": 30, "maxDelayTarget": 20},
-            "minDelayTarget must be between 1 and maxDelayTarget",
-        ),
-        ({"numRetries": 2, "numNoDelayRetries": 3}, "smaller than the sum"),
-        ({"backoffFunction": "cubic"}, "backoffFunction must be one of"),
-        (
-            {"numRetries": 100, "maxDelayTarget": 3600, "numMaxDelayRetries": 100},
-            "must fit in 3600 s",
-        ),
-        ({"retries": 3}, "unknown keys"),
-    ],
-)
-def test_invalid_delivery_policies(policy: dict[str, object], message: str) -> None:
-    with pytest.raises(ValueError, match=message):
-        DeliveryPolicy.from_aws(policy)
+def test_topology_from_json_refuses_an_invalid_delivery_policy() -> None:
+    topic = {
+        "arn": "arn:aws:sns:us-east-1:111111111111:T",
+        "subscriptions": [
+            {
+                "protocol": "https",
+                "endpoint": "https://example.com/hook",
+                "deliveryPolicy": {"healthyRetryPolicy": {"numRetries": 101}},
+            }
+        ],
+    }
+    with pytest.raises(DeliveryPolicyError, match="numRetries"):
+        topology_from_dict({"topics": [topic]})
 
 
 def test_topology_from_json_rejects_impossible_failures() -> None:
