@@ -14,16 +14,16 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from aws_cdk import Duration, RemovalPolicy, Stack
+from aws_cdk import Duration, Stack
 from aws_cdk import aws_iam as iam
-from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_lambda_event_sources as event_sources
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 from constructs_lib.acknowledgments import acknowledge
 from constructs_lib.endpoint_queue import EndpointQueue
-from constructs_lib.lambda_packaging import LAMBDA_ARCHITECTURE, LAMBDA_RUNTIME, runtime_code
+from constructs_lib.lambda_function import role_with_own_logs, runtime_function
+from constructs_lib.lambda_packaging import runtime_code
 from constructs_lib.queue_naming import key_alias_name
 from runtime.relay_config import (
     ENV_DIRECTION,
@@ -106,27 +106,11 @@ class CrossAccountRelay(Construct):
         for route in routes:
             parse_queue_arn(route.destination_arn)
         stack = Stack.of(self)
-        self.log_group = logs.LogGroup(
-            self, "Logs", retention=log_retention, removal_policy=RemovalPolicy.RETAIN
-        )
-        self.role = iam.Role(
+        self.role, self.log_group = role_with_own_logs(
             self,
-            "Role",
-            role_name=role_name,
-            assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
             description=f"The {direction.value} relay of the account bridge",
-        )
-        self.role.add_to_policy(
-            iam.PolicyStatement(
-                actions=["logs:CreateLogStream", "logs:PutLogEvents"],
-                resources=[self.log_group.log_group_arn],
-            )
-        )
-        logical_id = stack.get_logical_id(self.log_group.node.default_child)  # type: ignore[arg-type]
-        acknowledge(
-            self.role,
-            f"AwsSolutions-IAM5[Resource::<{logical_id}.Arn>]",
-            "The wildcard covers the log streams Lambda creates inside this relay's own log group.",
+            log_retention=log_retention,
+            role_name=role_name,
         )
         self._grant_routes(stack, routes)
         environment = {
@@ -143,20 +127,16 @@ class CrossAccountRelay(Construct):
         }
         if local_endpoints:
             environment[ENV_LOCAL_ENDPOINTS] = json.dumps(dict(local_endpoints), sort_keys=True)
-        self.function = lambda_.Function(
+        self.function = runtime_function(
             self,
-            "Function",
-            runtime=LAMBDA_RUNTIME,
-            architecture=LAMBDA_ARCHITECTURE,
-            handler="runtime.relay.handler",
-            code=runtime_code(),
             role=self.role,
             log_group=self.log_group,
+            handler="runtime.relay.handler",
+            code=runtime_code(),
             memory_size=256,
             timeout=RELAY_TIMEOUT,
             environment=environment,
         )
-        self.function.node.add_dependency(self.role.node.find_child("DefaultPolicy"))
         for route in routes:
             route.source.queue.grant_consume_messages(self.role)
             self.function.add_event_source(

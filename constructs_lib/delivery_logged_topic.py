@@ -69,6 +69,26 @@ def delivery_log_group_names(topic_name: str, region: str, account: str) -> tupl
     return success, f"{success}/Failure"
 
 
+def subscription_dead_letter_queue(
+    scope: Construct, construct_id: str, *, queue_name: str, key: kms.IKey | None, fifo: bool
+) -> sqs.Queue:
+    """The DLQ of one SNS subscription: TLS-only, retained, kept as long as SQS allows,
+    encrypted with ``key`` (SSE-SQS without one)."""
+    queue = sqs.Queue(
+        scope,
+        construct_id,
+        queue_name=queue_name,
+        encryption=sqs.QueueEncryption.KMS if key else sqs.QueueEncryption.SQS_MANAGED,
+        encryption_master_key=key,
+        enforce_ssl=True,
+        retention_period=DEAD_LETTER_RETENTION,
+        fifo=fifo or None,
+        removal_policy=RemovalPolicy.RETAIN,
+    )
+    acknowledge(queue, "AwsSolutions-SQS3", SUBSCRIPTION_DLQ_REASON)
+    return queue
+
+
 class DeliveryLoggedTopic(Construct):
     """An SNS topic with delivery-status logging, subscription DLQs and least-privilege policies."""
 
@@ -344,20 +364,14 @@ class DeliveryLoggedTopic(Construct):
         return tuple(self._subscribers)
 
     def _dead_letter_queue(self, subscription_id: str) -> sqs.Queue:
-        """A DLQ for one subscription, encrypted with the topic's key, TLS-only."""
-        queue = sqs.Queue(
+        """A DLQ for one subscription, encrypted with the topic's key."""
+        return subscription_dead_letter_queue(
             self,
             f"{subscription_id}DeadLetterQueue",
             queue_name=subscription_dead_letter_queue_name(self.topic_name, subscription_id),
-            encryption=sqs.QueueEncryption.KMS,
-            encryption_master_key=self.encryption_key,
-            enforce_ssl=True,
-            retention_period=DEAD_LETTER_RETENTION,
-            fifo=self.fifo or None,
-            removal_policy=RemovalPolicy.RETAIN,
+            key=self.encryption_key,
+            fifo=self.fifo,
         )
-        acknowledge(queue, "AwsSolutions-SQS3", SUBSCRIPTION_DLQ_REASON)
-        return queue
 
     def add_queue_subscription(
         self,
@@ -472,21 +486,15 @@ class CrossAccountQueueSubscription(Construct):
                 "a token from another stack would need a CloudFormation export"
             )
         topic = sns.Topic.from_topic_arn(self, "Topic", topic_arn)
-        key = queue.encryption_key
-        self.dead_letter_queue = sqs.Queue(
+        self.dead_letter_queue = subscription_dead_letter_queue(
             self,
             "DeadLetterQueue",
             queue_name=subscription_dead_letter_queue_name(
                 topic_arn.rsplit(":", 1)[1], subscription_name
             ),
-            encryption=sqs.QueueEncryption.KMS if key else sqs.QueueEncryption.SQS_MANAGED,
-            encryption_master_key=key,
-            enforce_ssl=True,
-            retention_period=DEAD_LETTER_RETENTION,
-            fifo=queue.fifo or None,
-            removal_policy=RemovalPolicy.RETAIN,
+            key=queue.encryption_key,
+            fifo=queue.fifo,
         )
-        acknowledge(self.dead_letter_queue, "AwsSolutions-SQS3", SUBSCRIPTION_DLQ_REASON)
         self.subscription = topic.add_subscription(
             subscriptions.SqsSubscription(
                 queue.queue,

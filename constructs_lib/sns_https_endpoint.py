@@ -10,21 +10,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from aws_cdk import CfnOutput, Duration, RemovalPolicy, Stack
+from aws_cdk import CfnOutput, Duration, RemovalPolicy
 from aws_cdk import aws_dynamodb as dynamodb
-from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
-from constructs_lib.acknowledgments import acknowledge
 from constructs_lib.delivery_logged_topic import DeliveryLoggedTopic
-from constructs_lib.lambda_packaging import (
-    LAMBDA_ARCHITECTURE,
-    LAMBDA_RUNTIME,
-    dependencies_layer,
-    runtime_code,
-)
+from constructs_lib.lambda_function import role_with_own_logs, runtime_function
+from constructs_lib.lambda_packaging import dependencies_layer, runtime_code
 from runtime.delivery_policy import HttpDeliveryPolicy
 from runtime.sns_https_endpoint import (
     DEFAULT_REPLAY_WINDOW_SECONDS,
@@ -82,7 +76,6 @@ class SnsHttpsEndpoint(Construct):
                 f"retry schedule plus clock skew ({needed:.0f} s); SNS's last retries would be "
                 "refused as replays. Lengthen replay_window or shorten the policy"
             )
-        stack = Stack.of(self)
         self.table = dynamodb.Table(
             self,
             "Deliveries",
@@ -95,20 +88,10 @@ class SnsHttpsEndpoint(Construct):
             encryption=dynamodb.TableEncryption.AWS_MANAGED,
             removal_policy=RemovalPolicy.DESTROY,
         )
-        self.log_group = logs.LogGroup(
-            self, "Logs", retention=log_retention, removal_policy=RemovalPolicy.RETAIN
-        )
-        self.role = iam.Role(
+        self.role, self.log_group = role_with_own_logs(
             self,
-            "Role",
-            assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
             description="Runs the SNS HTTPS endpoint: its own log group and dedupe table only",
-        )
-        self.role.add_to_policy(
-            iam.PolicyStatement(
-                actions=["logs:CreateLogStream", "logs:PutLogEvents"],
-                resources=[self.log_group.log_group_arn],
-            )
+            log_retention=log_retention,
         )
         self.table.grant(
             self.role,
@@ -117,24 +100,14 @@ class SnsHttpsEndpoint(Construct):
             "dynamodb:DeleteItem",
             "dynamodb:GetItem",
         )
-        logical_id = stack.get_logical_id(self.log_group.node.default_child)  # type: ignore[arg-type]
-        acknowledge(
-            self.role,
-            f"AwsSolutions-IAM5[Resource::<{logical_id}.Arn>]",
-            "The wildcard covers the log streams Lambda creates inside this function's own "
-            "log group.",
-        )
         extra = [Path(handler_code)] if handler_code is not None else []
-        self.function = lambda_.Function(
+        self.function = runtime_function(
             self,
-            "Function",
-            runtime=LAMBDA_RUNTIME,
-            architecture=LAMBDA_ARCHITECTURE,
+            role=self.role,
+            log_group=self.log_group,
             handler="runtime.sns_https_endpoint.handler",
             code=runtime_code(extra),
             layers=[dependencies_layer(self, "Cryptography", [CRYPTOGRAPHY_REQUIREMENT])],
-            role=self.role,
-            log_group=self.log_group,
             memory_size=memory_size,
             timeout=SNS_REQUEST_TIMEOUT,
             environment={
@@ -145,8 +118,6 @@ class SnsHttpsEndpoint(Construct):
                 ENV_SERVICE_NAME: f"sns-https-endpoint-{construct_id}",
             },
         )
-        # The function must not take traffic before its permissions exist.
-        self.function.node.add_dependency(self.role.node.find_child("DefaultPolicy"))
         self.url = self.function.add_function_url(auth_type=lambda_.FunctionUrlAuthType.NONE)
         self.subscription, self.dead_letter_queue = topic.add_url_subscription(
             construct_id, self.url.url, delivery_policy=policy
