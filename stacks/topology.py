@@ -295,12 +295,13 @@ def parse_topology(data: Any, source: str = "<topology>") -> Topology:
         check.fail(
             "topology.errorQueue.name", f"duplicate name {error_queue.name!r}: an endpoint has it"
         )
-    _check_unique_queue_names(check, endpoints, error_queue, accounts)
+    queues = [*endpoints, *([error_queue] if error_queue else [])]
+    taken = _check_unique_queue_names(check, queues)
     known_orgs = {a.organization_id for a in accounts if a.organization_id}
     routes = _parse_routes(
         check, root.get("routes", []), {e.name: e.account for e in endpoints}, known_orgs
     )
-    _check_relay_queue_names(check, [*endpoints, *([error_queue] if error_queue else [])], routes)
+    _check_relay_queue_names(check, queues, routes, taken)
     topics = parse_topics(
         check,
         root.get("topics", []),
@@ -490,36 +491,31 @@ def _parse_error_queue(check: FieldChecker, raw: Any, account_names: set[str]) -
     return _parse_queue(check, obj, "topology.errorQueue", account_names, is_error_queue=True)
 
 
-def _check_unique_queue_names(
-    check: FieldChecker,
-    endpoints: list[Endpoint],
-    error_queue: Endpoint | None,
-    accounts: list[Account],
-) -> None:
-    """Two queues with one name in one account and region would be the same queue."""
-    region_of = {a.name: (a.id, a.region) for a in accounts}
-    owners: dict[tuple[str, str, str], str] = {}
-    queues = [*endpoints, *([error_queue] if error_queue else [])]
+def _check_unique_queue_names(check: FieldChecker, queues: list[Endpoint]) -> set[tuple[str, str]]:
+    """Two queues with one name in one account would be the same queue (an account has one
+    region here and account ids are unique, so the account name stands for both).
+
+    Returns the ``(account, queue name)`` pairs taken, for the relays' queues to avoid.
+    """
+    owners: dict[tuple[str, str], str] = {}
     for q in queues:
         for name in (q.queue_name, q.dead_letter_queue_name):
-            key = (*region_of[q.account], name)
+            key = (q.account, name)
             if key in owners and owners[key] != q.name:
                 check.fail(
                     f"topology.endpoints[{q.name}]",
                     f"queue name {name!r} is also used by {owners[key]!r} in the same account and region; change a name or prefix",
                 )
             owners[key] = q.name
+    return set(owners)
 
 
 def _check_relay_queue_names(
-    check: FieldChecker, queues: list[Endpoint], routes: list[Route]
+    check: FieldChecker, queues: list[Endpoint], routes: list[Route], taken: set[tuple[str, str]]
 ) -> None:
     """A relay adds a shadow queue in the sender's account (named like the remote queue) and
     an ingress queue in the receiver's; neither may take a name an account already uses."""
     by_name = {q.name: q for q in queues}
-    taken: dict[str, set[str]] = {}
-    for q in queues:
-        taken.setdefault(q.account, set()).update({q.queue_name, q.dead_letter_queue_name})
     added: set[tuple[str, str]] = set()
     for i, route in enumerate(routes):
         if not route.relay or route.sender is None:
@@ -538,7 +534,7 @@ def _check_relay_queue_names(
         for account, name, role in wanted:
             if (account, name) in added:
                 continue
-            if name in taken.get(account, set()):
+            if (account, name) in taken:
                 check.fail(
                     f"topology.routes[{i}]",
                     f"the relay's {role} {name!r} in account {account!r} has the name of a queue "
