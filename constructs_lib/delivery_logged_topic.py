@@ -251,6 +251,25 @@ class DeliveryLoggedTopic(Construct):
             success_feedback_sample_rate=self.success_sample_rate,
         )
 
+    def stream_logs_to(self, destination_arn: str) -> tuple[logs.CfnSubscriptionFilter, ...]:
+        """Send both delivery log groups, every event, to a CloudWatch Logs destination
+        (typically another account's, see :class:`DeliveryLogStream`).
+
+        The destination's owner must admit this account in its destination policy first, or
+        the subscription filter fails to create.
+        """
+        filters = []
+        for group in (self.success_log_group, self.failure_log_group):
+            subscription_filter = logs.CfnSubscriptionFilter(
+                group,
+                "StreamToAnalytics",
+                log_group_name=group.log_group_name,
+                destination_arn=destination_arn,
+                filter_pattern="",
+            )
+            filters.append(subscription_filter)
+        return tuple(filters)
+
     def _allow_sns_to_use_key(self) -> None:
         """SNS encrypts into this topic's subscription DLQs with the topic's key."""
         if isinstance(self.encryption_key, kms.Key):

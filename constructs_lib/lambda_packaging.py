@@ -36,20 +36,10 @@ EXCLUDED_FROM_FUNCTIONS = ("delivery_report",)
 """Runtime subpackages that never run in Lambda (the Spark job runs on EMR Serverless)."""
 
 
-def _runtime_files() -> list[Path]:
-    return sorted(
-        path
-        for path in RUNTIME_PACKAGE.rglob("*.py")
-        if path.relative_to(RUNTIME_PACKAGE).parts[0] not in EXCLUDED_FROM_FUNCTIONS
-    )
-
-
 def runtime_code(extra_packages: Sequence[Path] = ()) -> lambda_.Code:
     """The ``runtime`` package (and any extra package folders, e.g. a user's handler) as a
     Lambda code asset."""
-    files = [
-        (path, Path("runtime") / path.relative_to(RUNTIME_PACKAGE)) for path in _runtime_files()
-    ]
+    files = runtime_package_files(include_spark_job=False)
     for package in extra_packages:
         if not package.is_dir():
             raise ValueError(f"handler code: {package} is not a folder holding a Python package")
@@ -57,10 +47,32 @@ def runtime_code(extra_packages: Sequence[Path] = ()) -> lambda_.Code:
             (path, Path(package.name) / path.relative_to(package))
             for path in sorted(package.rglob("*.py"))
         ]
+    staged = stage_files(files, "code")
+    return lambda_.Code.from_asset(str(staged))
+
+
+def runtime_package_files(*, include_spark_job: bool) -> list[tuple[Path, Path]]:
+    """``(source, path in the asset)`` for every module of the ``runtime`` package; the Spark
+    job's subpackage only when asked for (functions never import it)."""
+    return [
+        (path, Path("runtime") / path.relative_to(RUNTIME_PACKAGE))
+        for path in sorted(RUNTIME_PACKAGE.rglob("*.py"))
+        if include_spark_job
+        or path.relative_to(RUNTIME_PACKAGE).parts[0] not in EXCLUDED_FROM_FUNCTIONS
+    ]
+
+
+def stage_files(files: Sequence[tuple[Path, Path]], kind: str) -> Path:
+    """Copy ``(source, target)`` files into a folder named by their content's hash.
+
+    The same content always lands in the same folder, so CDK computes the same asset hash and
+    an unchanged package is not uploaded again; a folder is renamed into place only when
+    complete, so an interrupted synth never leaves half a package behind.
+    """
     digest = hashlib.sha256()
     for source, target in files:
         digest.update(str(target).encode() + b"\0" + source.read_bytes() + b"\0")
-    staged = CACHE_ROOT / f"code-{digest.hexdigest()[:16]}"
+    staged = CACHE_ROOT / f"{kind}-{digest.hexdigest()[:16]}"
     if not staged.exists():
         building = staged.with_name(staged.name + ".building")
         shutil.rmtree(building, ignore_errors=True)
@@ -68,7 +80,7 @@ def runtime_code(extra_packages: Sequence[Path] = ()) -> lambda_.Code:
             (building / target).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, building / target)
         building.rename(staged)
-    return lambda_.Code.from_asset(str(staged))
+    return staged
 
 
 def dependencies_layer(

@@ -85,6 +85,18 @@ def deploy(
     *,
     echo: Callable[[str], None] | None = None,
 ) -> str:
-    """``cdk deploy <stack>`` from an already synthesized (and gated) cloud assembly."""
-    args = ["deploy", stack, "--app", str(assembly_dir), "--require-approval", "never"]
+    """``cdk deploy <stack>`` from an already synthesized (and gated) cloud assembly.
+
+    ``--exclusively``: the caller orders stacks across accounts itself; the CLI must not try
+    to deploy a dependency that lives in another account with this account's credentials.
+    """
+    args = [
+        "deploy",
+        stack,
+        "--exclusively",
+        "--app",
+        str(assembly_dir),
+        "--require-approval",
+        "never",
+    ]
     return run_cdk(args, credentials, endpoint_url, echo=echo)

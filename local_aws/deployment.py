@@ -7,6 +7,7 @@ from pathlib import Path
 
 from local_aws import cdk_cli
 from local_aws.accounts import AccountCredentials, create_account_credentials
+from stacks.delivery_log_stack import analytics_stack_name
 from stacks.messaging_stack import stack_name
 from stacks.topology import Topology
 
@@ -18,16 +19,25 @@ def deploy_all(
     *,
     echo: Callable[[str], None] | None = None,
 ) -> dict[str, AccountCredentials]:
-    """Bootstrap each account that owns queues and deploy its stack with the CDK CLI.
+    """Bootstrap each account that has a stack and deploy its stacks with the CDK CLI.
 
-    Returns the credentials created per account name, for reading the result back.
+    The analytics stack goes first: the other accounts' subscription filters can only be
+    created once its log destination admits them. Returns the credentials created per account
+    name, for reading the result back.
     """
+    analytics = topology.analytics.account if topology.analytics else None
     deployed: dict[str, AccountCredentials] = {}
     for account in topology.accounts:
-        if not topology.owns_resources(account.name):
-            continue
-        credentials = create_account_credentials(endpoint_url, account.id, account.region)
-        cdk_cli.bootstrap(credentials, endpoint_url, echo=echo)
-        cdk_cli.deploy(stack_name(account), assembly_dir, credentials, endpoint_url, echo=echo)
-        deployed[account.name] = credentials
+        if topology.owns_resources(account.name) or account.name == analytics:
+            credentials = create_account_credentials(endpoint_url, account.id, account.region)
+            cdk_cli.bootstrap(credentials, endpoint_url, echo=echo)
+            deployed[account.name] = credentials
+    analytics_stack = analytics_stack_name(topology)
+    if analytics is not None and analytics_stack is not None:
+        cdk_cli.deploy(analytics_stack, assembly_dir, deployed[analytics], endpoint_url, echo=echo)
+    for account in topology.accounts:
+        if topology.owns_resources(account.name):
+            cdk_cli.deploy(
+                stack_name(account), assembly_dir, deployed[account.name], endpoint_url, echo=echo
+            )
     return deployed

@@ -47,7 +47,15 @@ class MotoServer:
         log = self.log_path.open("wb")
         env = {**os.environ, "MOTO_ALLOW_NONEXISTENT_REGION": "false"}
         self._process = subprocess.Popen(
-            [sys.executable, "-m", "moto.server", "-H", HOST, "-p", str(self.port)],
+            [
+                sys.executable,
+                "-m",
+                "local_aws.moto_main",
+                "-H",
+                HOST,
+                "-p",
+                str(self.port),
+            ],
             stdout=log,
             stderr=subprocess.STDOUT,
             env=env,

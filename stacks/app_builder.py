@@ -9,6 +9,7 @@ from typing import Any
 from aws_cdk import App, Validations
 from cdk_nag import AwsSolutionsChecks
 
+from stacks.delivery_log_stack import DeliveryLogStack
 from stacks.messaging_stack import MessagingAccountStack
 from stacks.topology import Topology, load_topology, parse_topology
 
@@ -18,6 +19,8 @@ FEATURE_FLAGS = {
     "@aws-cdk/aws-sns-subscriptions:restrictSqsDescryption": True,
     "@aws-cdk/aws-iam:minimizePolicies": True,
     "@aws-cdk/core:checkSecretUsage": True,
+    # Server access logs are admitted by a bucket policy, not the legacy LogDeliveryWrite ACL.
+    "@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy": True,
 }
 """aws-cdk-lib feature flags the stacks rely on, set in code so that every way of building the
 app (CLI, tests, the main job, other teams' apps) gets the same templates."""
@@ -41,13 +44,23 @@ def build_app(
     context: Mapping[str, Any] | None = None,
     nag: bool = True,
 ) -> App:
-    """An app with one :class:`MessagingAccountStack` per account that owns queues."""
+    """An app with one :class:`MessagingAccountStack` per account that owns queues or topics,
+    and the :class:`DeliveryLogStack` when the topology has analytics.
+
+    Stacks whose topics stream logs depend on the analytics stack, so ``cdk deploy --all``
+    creates the destination before the subscription filters that need it.
+    """
     app = App(
         outdir=outdir, context={**FEATURE_FLAGS, **(context or {})}, analytics_reporting=False
     )
+    analytics = DeliveryLogStack(app, topology, topology.analytics) if topology.analytics else None
     for account in topology.accounts:
         if topology.owns_resources(account.name):
-            MessagingAccountStack(app, topology, account)
+            stack = MessagingAccountStack(app, topology, account)
+            if analytics is not None and stack.topics:
+                stack.add_stack_dependency(
+                    analytics, "subscription filters need the log destination"
+                )
     if nag:
         Validations.of(app).add_plugins(AwsSolutionsChecks(app, verbose=True))
     return app

@@ -23,6 +23,7 @@ from constructs_lib.delivery_logged_topic import (
 from constructs_lib.endpoint_queue import EndpointQueue
 from constructs_lib.messaging_alarms import MessagingAlarms
 from constructs_lib.queue_naming import dead_letter_queue_name, ingress_queue_name
+from stacks.delivery_log_stack import delivery_log_destination_arn
 from stacks.resource_limit import ResourceLimit
 from stacks.topology import Account, Endpoint, Topology, relay_role_name
 from stacks.topology_topics import Topic
@@ -223,6 +224,9 @@ class MessagingAccountStack(Stack):
                 )
             if dlq is not None:
                 self.alarms.watch_dead_letter_queue(f"{topic.name}{subscription.name}", dlq)
+        destination = delivery_log_destination_arn(self.topology)
+        if destination is not None:
+            construct.stream_logs_to(destination)
         CfnOutput(self, f"Topic{topic.name}Arn", value=construct.topic.topic_arn)
         self.alarms.watch_topic(f"Topic{topic.name}", construct.topic)
         return construct

@@ -26,6 +26,7 @@ from constructs_lib.queue_naming import (
 )
 from constructs_lib.validation import ACCOUNT_ID, ORGANIZATION_ID
 from stacks.field_checker import FieldChecker
+from stacks.topology_analytics import AnalyticsSettings, parse_analytics
 from stacks.topology_topics import (
     TOPIC_NAME,
     Topic,
@@ -117,6 +118,7 @@ class Topology:
     topics: tuple[Topic, ...] = ()
     alarms: AlarmSettings = AlarmSettings()
     source: str = "<topology>"
+    analytics: AnalyticsSettings | None = None
 
     def account(self, name: str) -> Account:
         """The account called ``name``."""
@@ -254,7 +256,7 @@ class Topology:
         )
 
 
-_TOP_KEYS = ("accounts", "endpoints", "routes", "errorQueue", "topics", "alarms")
+_TOP_KEYS = ("accounts", "endpoints", "routes", "errorQueue", "topics", "alarms", "analytics")
 _ALARM_KEYS = ("topicName", "maxMessageAgeSeconds")
 _ACCOUNT_KEYS = ("name", "id", "region", "organizationId")
 _ENDPOINT_KEYS = (
@@ -310,12 +312,25 @@ def parse_topology(data: Any, source: str = "<topology>") -> Topology:
         known_orgs,
     )
     alarms = _parse_alarms(check, root.get("alarms", {}))
+    analytics = parse_analytics(
+        check,
+        root.get("analytics"),
+        {a.name: a.region for a in accounts},
+        {t.name: t.account for t in topics},
+    )
     if check.problems or error_queue is None:
         if error_queue is None and not check.problems:
             check.fail("topology.errorQueue", "is required")
         raise TopologyError(source, check.problems)
     return Topology(
-        tuple(accounts), tuple(endpoints), tuple(routes), error_queue, tuple(topics), alarms, source
+        tuple(accounts),
+        tuple(endpoints),
+        tuple(routes),
+        error_queue,
+        tuple(topics),
+        alarms,
+        source,
+        analytics,
     )
 
 

@@ -1,5 +1,9 @@
 """Command line: ``python -m runtime.delivery_report --input PATH... --output DIR``.
 
+The scheduled run instead passes ``--bucket s3://BUCKET --scheduled-time TIME``: it reads the
+previous UTC day's prefix of the analytics bucket and writes the report next to the logs
+(:mod:`runtime.delivery_report.bucket_layout`).
+
 Exit codes: 0 done; 1 records went missing between stages (read != parsed + rejected);
 2 bad command line or input (missing path, unknown layout); 3 Spark could not read the input
 (a corrupt ``.gz`` file, an unreachable bucket). The reason is printed on stderr.
@@ -15,6 +19,7 @@ from collections.abc import Sequence
 from py4j.protocol import Py4JJavaError  # type: ignore[import-untyped]
 from pyspark.errors import PySparkException
 
+from runtime.delivery_report.bucket_layout import day_prefix, previous_day, report_prefix
 from runtime.delivery_report.detect import LAYOUT_CHOICES
 from runtime.delivery_report.errors import AccountingError, InputError
 from runtime.delivery_report.inputs import check_local_inputs
@@ -30,14 +35,22 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--input",
-        required=True,
         nargs="+",
         action="extend",
         metavar="PATH",
         help="files or directories, local or s3://; may be repeated",
     )
+    parser.add_argument("--output", metavar="DIR", help="output directory (local or s3://)")
     parser.add_argument(
-        "--output", required=True, metavar="DIR", help="output directory (local or s3://)"
+        "--bucket",
+        metavar="s3://BUCKET",
+        help="daily run: read the day before --scheduled-time from the bucket's log prefix and "
+        "write the report under its report prefix (instead of --input/--output)",
+    )
+    parser.add_argument(
+        "--scheduled-time",
+        metavar="ISO8601",
+        help="with --bucket: when the run was scheduled, e.g. 2026-11-23T00:30:00Z",
     )
     parser.add_argument(
         "--layout",
@@ -53,7 +66,22 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         choices=("s3a", "s3"),
         help="Hadoop scheme for s3:// inputs: s3a (open-source Hadoop) or s3 (EMRFS on EMR)",
     )
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.bucket is not None:
+        if args.input or args.output:
+            parser.error("--bucket replaces --input and --output; pass one or the other")
+        if not args.scheduled_time:
+            parser.error("--bucket needs --scheduled-time (the schedule's scheduled time)")
+        try:
+            day = previous_day(args.scheduled_time)
+        except ValueError as error:
+            parser.error(f"--scheduled-time: {error}")
+        root = args.bucket.rstrip("/")
+        args.input = [f"{root}/{day_prefix(day)}"]
+        args.output = f"{root}/{report_prefix(day)}"
+    elif not args.input or not args.output:
+        parser.error("pass --input and --output, or --bucket with --scheduled-time")
+    return args
 
 
 def main(argv: Sequence[str] | None = None) -> int:

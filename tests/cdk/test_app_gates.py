@@ -22,7 +22,9 @@ ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.synth
 
 
-def test_one_stack_per_account_named_for_deploy(example_assembly: Path) -> None:
+def test_one_messaging_stack_per_account_and_the_analytics_stack_in_ops(
+    example_assembly: Path,
+) -> None:
     manifest = json.loads((example_assembly / "manifest.json").read_text())
     stacks = {
         name: artifact["environment"]
@@ -33,6 +35,7 @@ def test_one_stack_per_account_named_for_deploy(example_assembly: Path) -> None:
         "Messaging-Sales": "aws://111111111111/us-east-1",
         "Messaging-Billing": "aws://222222222222/us-east-1",
         "Messaging-Ops": "aws://333333333333/us-east-1",
+        "DeliveryLogs-Ops": "aws://333333333333/us-east-1",
     }
 
 

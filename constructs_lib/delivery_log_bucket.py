@@ -1,0 +1,178 @@
+"""``DeliveryLogBucket``: where every account's delivery logs and the daily reports are kept.
+
+Secure by default, as AWS Solutions Constructs make their buckets: a customer-managed key with
+rotation (S3 Bucket Keys on, so Firehose's many small writes do not each call KMS), TLS-only,
+public access blocked, object ownership enforced (no ACLs), server access logs in a bucket of
+their own, and lifecycle rules that move logs to Standard-IA and expire them. Retained on stack
+deletion: logs are evidence.
+"""
+
+from __future__ import annotations
+
+from aws_cdk import Duration, RemovalPolicy, Stack
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
+from aws_cdk import aws_s3 as s3
+from constructs import Construct
+
+from constructs_lib.acknowledgments import acknowledge
+from constructs_lib.validation import require_range
+from runtime.delivery_report.bucket_layout import ERROR_PREFIX, LOG_PREFIX, REPORT_PREFIX
+
+ACCESS_LOG_RETENTION = Duration.days(90)
+INCOMPLETE_UPLOAD_LIMIT = Duration.days(7)
+DEFAULT_RETENTION = Duration.days(400)
+DEFAULT_INFREQUENT_ACCESS_AFTER = Duration.days(30)
+
+
+class DeliveryLogBucket(Construct):
+    """The analytics bucket (``bucket``), its key (``key``) and its access-log bucket."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        bucket_name: str | None = None,
+        retention: Duration = DEFAULT_RETENTION,
+        infrequent_access_after: Duration = DEFAULT_INFREQUENT_ACCESS_AFTER,
+        report_retention: Duration | None = None,
+        removal_policy: RemovalPolicy = RemovalPolicy.RETAIN,
+    ) -> None:
+        """``retention`` applies to raw logs and Firehose error output; reports are kept for
+        ``report_retention`` (default: twice ``retention``), being small and what people read.
+        Objects move to Standard-IA after ``infrequent_access_after`` (S3's minimum: 30 days).
+        """
+        super().__init__(scope, construct_id)
+        retention_days = int(retention.to_days())
+        infrequent_days = int(infrequent_access_after.to_days())
+        require_range("infrequent_access_after (days)", infrequent_days, 30, 36500)
+        require_range("retention (days)", retention_days, infrequent_days + 1, 36500)
+        reports_days = int(report_retention.to_days()) if report_retention else 2 * retention_days
+        require_range("report_retention (days)", reports_days, 1, 73000)
+        self.key = kms.Key(
+            self,
+            "Key",
+            description="Delivery logs and reports of the messaging accounts",
+            enable_key_rotation=True,
+            removal_policy=removal_policy,
+        )
+        self.access_log_bucket = s3.Bucket(
+            self,
+            "AccessLogs",
+            encryption=s3.BucketEncryption.S3_MANAGED,
+            block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
+            object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+            enforce_ssl=True,
+            lifecycle_rules=[
+                s3.LifecycleRule(
+                    id="expire-access-logs",
+                    expiration=ACCESS_LOG_RETENTION,
+                    abort_incomplete_multipart_upload_after=INCOMPLETE_UPLOAD_LIMIT,
+                )
+            ],
+            removal_policy=removal_policy,
+        )
+        acknowledge(
+            self.access_log_bucket,
+            "AwsSolutions-S1",
+            "This bucket receives the server access logs of the delivery-log bucket; logging "
+            "it into itself or a third bucket would only move the question one bucket along.",
+        )
+        self.bucket = s3.Bucket(
+            self,
+            "Bucket",
+            bucket_name=bucket_name,
+            encryption=s3.BucketEncryption.KMS,
+            encryption_key=self.key,
+            bucket_key_enabled=True,
+            block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
+            object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+            enforce_ssl=True,
+            server_access_logs_bucket=self.access_log_bucket,
+            server_access_logs_prefix="delivery-log-bucket/",
+            lifecycle_rules=[
+                *(
+                    s3.LifecycleRule(
+                        id=f"expire-{prefix.rstrip('/')}",
+                        prefix=prefix,
+                        transitions=[
+                            s3.Transition(
+                                storage_class=s3.StorageClass.INFREQUENT_ACCESS,
+                                transition_after=infrequent_access_after,
+                            )
+                        ],
+                        expiration=retention,
+                    )
+                    for prefix in (LOG_PREFIX, ERROR_PREFIX)
+                ),
+                s3.LifecycleRule(
+                    id="expire-reports",
+                    prefix=REPORT_PREFIX,
+                    expiration=Duration.days(reports_days),
+                ),
+                s3.LifecycleRule(
+                    id="abort-incomplete-uploads",
+                    abort_incomplete_multipart_upload_after=INCOMPLETE_UPLOAD_LIMIT,
+                ),
+            ],
+            removal_policy=removal_policy,
+        )
+
+    def grant_write_logs(self, role: iam.Role) -> None:
+        """Write objects under the log and error prefixes (what Firehose needs)."""
+        for prefix in (LOG_PREFIX, ERROR_PREFIX):
+            self.bucket.grant_put(role, f"{prefix}*")
+        self._acknowledge_prefix_grants(role, (LOG_PREFIX, ERROR_PREFIX))
+        acknowledge(
+            role,
+            "AwsSolutions-IAM5[Action::s3:Abort*]",
+            "Aborting its own multipart uploads of log objects, under the log prefixes only.",
+        )
+
+    def grant_read_logs_write_reports(self, role: iam.Role) -> None:
+        """Read the logs and write (and replace) reports: what the daily job needs."""
+        self.bucket.grant_read(role, f"{LOG_PREFIX}*")
+        self.bucket.grant_read_write(role, f"{REPORT_PREFIX}*")
+        self.bucket.grant_delete(role, f"{REPORT_PREFIX}*")
+        self._acknowledge_prefix_grants(role, (LOG_PREFIX, REPORT_PREFIX))
+        for action, reason in (
+            (
+                "s3:GetObject*",
+                "The read actions of S3's grant helper (object, version, attributes, tagging), "
+                "on the log and report prefixes only.",
+            ),
+            (
+                "s3:GetBucket*",
+                "GetBucketLocation and the bucket reads Hadoop's S3 clients make before listing.",
+            ),
+            (
+                "s3:List*",
+                "Listing a day's log objects and the report prefix; objects are reached only "
+                "under the log and report prefixes.",
+            ),
+            ("s3:Abort*", "Aborting the job's own multipart uploads, under the report prefix."),
+            (
+                "s3:DeleteObject*",
+                "Spark's output committer replaces a day's report (a rerun) and removes its "
+                "temporary files; delete is granted under the report prefix only.",
+            ),
+        ):
+            acknowledge(role, f"AwsSolutions-IAM5[Action::{action}]", reason)
+
+    def _acknowledge_prefix_grants(self, role: iam.Role, prefixes: tuple[str, ...]) -> None:
+        logical_id = Stack.of(self).get_logical_id(self.bucket.node.default_child)  # type: ignore[arg-type]
+        for prefix in prefixes:
+            acknowledge(
+                role,
+                f"AwsSolutions-IAM5[Resource::<{logical_id}.Arn>/{prefix}*]",
+                f"Objects are named by Firehose or Spark at write time; the grant is confined "
+                f"to the {prefix} prefix of this bucket.",
+            )
+        for action in ("kms:GenerateDataKey*", "kms:ReEncrypt*"):
+            acknowledge(
+                role,
+                f"AwsSolutions-IAM5[Action::{action}]",
+                "The bucket key's data-key actions S3 needs to encrypt objects, on this "
+                "bucket's own key only.",
+            )

@@ -1,0 +1,229 @@
+"""``DeliveryLogStream``: a CloudWatch Logs destination that lands delivery logs in S3.
+
+Member accounts subscribe their topic delivery log groups to the destination (see
+:meth:`DeliveryLoggedTopic.stream_logs_to`); CloudWatch Logs hands the batches to Firehose,
+which writes them under a day prefix (:mod:`runtime.delivery_report.bucket_layout`). The
+destination's policy admits exactly the declared accounts, and the role CloudWatch Logs assumes
+to reach Firehose may be used only on behalf of those accounts' log groups (``aws:SourceArn``).
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from collections.abc import Sequence
+
+from aws_cdk import ArnFormat, Duration, RemovalPolicy, Size, Stack
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kinesisfirehose as firehose
+from aws_cdk import aws_logs as logs
+from constructs import Construct
+
+from constructs_lib.delivery_log_bucket import DeliveryLogBucket
+from constructs_lib.validation import require_account_ids
+from runtime.delivery_report.bucket_layout import FIREHOSE_ERROR_PREFIX, FIREHOSE_PREFIX
+
+DEFAULT_DESTINATION_NAME = "messaging-delivery-logs"
+DESTINATION_NAME_LENGTH = 512
+FIREHOSE_LOG_STREAM = "S3Delivery"
+DEFAULT_BUFFERING_INTERVAL = Duration.minutes(5)
+DEFAULT_BUFFERING_SIZE = Size.mebibytes(64)
+"""Up to five minutes or 64 MiB per object: few, large objects for Spark to read."""
+
+
+class LogFormat(enum.Enum):
+    """What Firehose writes to S3; the Spark job reads both.
+
+    ``ENVELOPES`` keeps CloudWatch Logs' envelopes as they arrive (one gzip member per batch):
+    the log group travels with every event, which SMS and platform-application records need
+    because they carry no ``topicArn``, and ``CONTROL_MESSAGE`` envelopes stay visible.
+    ``MESSAGES`` has Firehose decompress the batches and extract the log messages into gzip
+    JSON lines: smaller objects, but the log group is gone.
+    """
+
+    ENVELOPES = "envelopes"
+    MESSAGES = "messages"
+
+
+def destination_arn(partition: str, region: str, account: str, name: str) -> str:
+    """The destination's ARN, computed, so member accounts' stacks need no cross-stack export."""
+    return f"arn:{partition}:logs:{region}:{account}:destination:{name}"
+
+
+class DeliveryLogStream(Construct):
+    """The Firehose stream (``delivery_stream``), its role and error log, and the destination
+    (``destination``) with the role CloudWatch Logs assumes to put records into the stream."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        log_bucket: DeliveryLogBucket,
+        source_accounts: Sequence[str],
+        destination_name: str = DEFAULT_DESTINATION_NAME,
+        log_format: LogFormat = LogFormat.ENVELOPES,
+        buffering_interval: Duration = DEFAULT_BUFFERING_INTERVAL,
+        buffering_size: Size = DEFAULT_BUFFERING_SIZE,
+    ) -> None:
+        """``source_accounts`` may subscribe log groups; this stack's account always may."""
+        super().__init__(scope, construct_id)
+        require_account_ids("source_accounts", source_accounts)
+        if (
+            not destination_name
+            or len(destination_name) > DESTINATION_NAME_LENGTH
+            or (":" in destination_name or "*" in destination_name)
+        ):
+            raise ValueError(
+                f"destination_name: 1-{DESTINATION_NAME_LENGTH} characters without ':' or '*', "
+                f"got {destination_name!r}"
+            )
+        stack = Stack.of(self)
+        self.source_accounts = tuple(sorted({*source_accounts, stack.account}))
+        self.log_format = log_format
+        firehose_logs = logs.LogGroup(
+            self,
+            "FirehoseErrors",
+            retention=logs.RetentionDays.THREE_MONTHS,
+            removal_policy=RemovalPolicy.RETAIN,
+        )
+        extracting = log_format is LogFormat.MESSAGES
+        self.firehose_role = iam.Role(
+            self,
+            "FirehoseRole",
+            description="Firehose writes delivery logs under the log bucket's log prefixes",
+            assumed_by=iam.ServicePrincipal(
+                "firehose.amazonaws.com",
+                conditions={"StringEquals": {"aws:SourceAccount": stack.account}},
+            ),
+        )
+        log_bucket.grant_write_logs(self.firehose_role)
+        self.firehose_role.add_to_policy(
+            iam.PolicyStatement(
+                actions=["s3:GetBucketLocation", "s3:ListBucket", "s3:ListBucketMultipartUploads"],
+                resources=[log_bucket.bucket.bucket_arn],
+            )
+        )
+        self.firehose_role.add_to_policy(
+            iam.PolicyStatement(
+                actions=["logs:PutLogEvents"], resources=[firehose_logs.log_group_arn]
+            )
+        )
+        processors = [
+            firehose.CfnDeliveryStream.ProcessorProperty(
+                type="Decompression",
+                parameters=[
+                    firehose.CfnDeliveryStream.ProcessorParameterProperty(
+                        parameter_name="CompressionFormat", parameter_value="GZIP"
+                    )
+                ],
+            ),
+            firehose.CfnDeliveryStream.ProcessorProperty(
+                type="CloudWatchLogProcessing",
+                parameters=[
+                    firehose.CfnDeliveryStream.ProcessorParameterProperty(
+                        parameter_name="DataMessageExtraction", parameter_value="true"
+                    )
+                ],
+            ),
+        ]
+        self.delivery_stream = firehose.CfnDeliveryStream(
+            self,
+            "Stream",
+            delivery_stream_type="DirectPut",
+            delivery_stream_encryption_configuration_input=firehose.CfnDeliveryStream.DeliveryStreamEncryptionConfigurationInputProperty(
+                key_type="AWS_OWNED_CMK"
+            ),
+            extended_s3_destination_configuration=firehose.CfnDeliveryStream.ExtendedS3DestinationConfigurationProperty(
+                bucket_arn=log_bucket.bucket.bucket_arn,
+                role_arn=self.firehose_role.role_arn,
+                prefix=FIREHOSE_PREFIX,
+                error_output_prefix=FIREHOSE_ERROR_PREFIX,
+                buffering_hints=firehose.CfnDeliveryStream.BufferingHintsProperty(
+                    interval_in_seconds=int(buffering_interval.to_seconds()),
+                    size_in_m_bs=int(buffering_size.to_mebibytes()),
+                ),
+                # Envelopes arrive gzip-compressed already: compressing again would nest gzip.
+                compression_format="GZIP" if extracting else "UNCOMPRESSED",
+                file_extension=".jsonl.gz" if extracting else ".gz",
+                encryption_configuration=firehose.CfnDeliveryStream.EncryptionConfigurationProperty(
+                    kms_encryption_config=firehose.CfnDeliveryStream.KMSEncryptionConfigProperty(
+                        awskms_key_arn=log_bucket.key.key_arn
+                    )
+                ),
+                processing_configuration=firehose.CfnDeliveryStream.ProcessingConfigurationProperty(
+                    enabled=True, processors=processors
+                )
+                if extracting
+                else None,
+                cloud_watch_logging_options=firehose.CfnDeliveryStream.CloudWatchLoggingOptionsProperty(
+                    enabled=True,
+                    log_group_name=firehose_logs.log_group_name,
+                    log_stream_name=FIREHOSE_LOG_STREAM,
+                ),
+            ),
+        )
+        # Firehose checks its role's permissions when the stream is created.
+        self.delivery_stream.node.add_dependency(self.firehose_role)
+        logs.LogStream(
+            firehose_logs,
+            "S3Delivery",
+            log_group=firehose_logs,
+            log_stream_name=FIREHOSE_LOG_STREAM,
+        )
+        self.delivery_stream_arn = self.delivery_stream.attr_arn
+        self.destination_name = destination_name
+        self.destination_arn = stack.format_arn(
+            service="logs",
+            resource="destination",
+            resource_name=destination_name,
+            arn_format=ArnFormat.COLON_RESOURCE_NAME,
+        )
+        self.role = iam.Role(
+            self,
+            "DestinationRole",
+            description="CloudWatch Logs puts the member accounts' delivery logs into Firehose",
+            assumed_by=iam.ServicePrincipal(
+                "logs.amazonaws.com",
+                conditions={
+                    "StringLike": {
+                        "aws:SourceArn": [
+                            f"arn:{stack.partition}:logs:{stack.region}:{account}:*"
+                            for account in self.source_accounts
+                        ]
+                    }
+                },
+            ),
+        )
+        self.role.add_to_policy(
+            iam.PolicyStatement(
+                actions=["firehose:PutRecord", "firehose:PutRecordBatch"],
+                resources=[self.delivery_stream_arn],
+            )
+        )
+        self.destination = logs.CfnDestination(
+            self,
+            "Destination",
+            destination_name=destination_name,
+            role_arn=self.role.role_arn,
+            target_arn=self.delivery_stream_arn,
+            destination_policy=json.dumps(
+                {
+                    "Version": "2012-10-17",
+                    "Statement": [
+                        {
+                            "Sid": "MemberAccountsSubscribe",
+                            "Effect": "Allow",
+                            "Principal": {"AWS": list(self.source_accounts)},
+                            "Action": "logs:PutSubscriptionFilter",
+                            "Resource": destination_arn(
+                                stack.partition, stack.region, stack.account, destination_name
+                            ),
+                        }
+                    ],
+                },
+                sort_keys=True,
+            ),
+        )
+        # CloudWatch Logs checks at creation that it can assume the role and reach the stream.
+        self.destination.node.add_dependency(self.role)

@@ -1,0 +1,183 @@
+"""``DeliveryReportJob``: the delivery-report Spark job on EMR Serverless, run daily.
+
+An EMR Serverless Spark application that starts on demand and stops when idle (nothing is paid
+between runs), the job's entry script and its ``runtime`` package uploaded as assets, a job
+role that reads the logs and writes reports in the log bucket and nothing else, and an
+EventBridge Scheduler schedule that starts a run over the previous UTC day's prefix. The
+schedule passes its own scheduled time (``<aws.scheduler.scheduled-time>``); the job derives
+the day from it, so a delayed or retried run still analyses the right day.
+"""
+
+from __future__ import annotations
+
+from aws_cdk import Duration, RemovalPolicy, Stack, TimeZone
+from aws_cdk import aws_emrserverless as emrserverless
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_logs as logs
+from aws_cdk import aws_s3_assets as s3_assets
+from aws_cdk import aws_scheduler as scheduler
+from aws_cdk import aws_scheduler_targets as scheduler_targets
+from constructs import Construct
+
+from constructs_lib.acknowledgments import acknowledge
+from constructs_lib.delivery_log_bucket import DeliveryLogBucket
+from constructs_lib.lambda_packaging import RUNTIME_PACKAGE, runtime_package_files, stage_files
+from constructs_lib.validation import require_range
+
+RELEASE_LABEL = "emr-spark-8.0.0"
+"""AWS runtime for Apache Spark 8.0.0: Spark 4.0 (the job is written for Spark 4)."""
+ENTRY_SCRIPT = RUNTIME_PACKAGE / "delivery_report" / "spark_entry.py"
+DEFAULT_SCHEDULE = "cron(30 0 * * ? *)"
+DEFAULT_IDLE_TIMEOUT = Duration.minutes(15)
+
+
+class DeliveryReportJob(Construct):
+    """The application (``application``), job role (``job_role``) and schedule (``schedule``)."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        log_bucket: DeliveryLogBucket,
+        schedule_expression: str = DEFAULT_SCHEDULE,
+        application_name: str = "delivery-report",
+        release_label: str = RELEASE_LABEL,
+        max_vcpus: int = 16,
+        idle_timeout: Duration = DEFAULT_IDLE_TIMEOUT,
+        log_retention: logs.RetentionDays = logs.RetentionDays.THREE_MONTHS,
+    ) -> None:
+        """``max_vcpus`` caps the application (memory 4 GB per vCPU); ``idle_timeout`` is how
+        long it stays warm after a run (1-1440 minutes)."""
+        super().__init__(scope, construct_id)
+        require_range("max_vcpus", max_vcpus, 4, 400)
+        require_range("idle_timeout (minutes)", int(idle_timeout.to_minutes()), 1, 1440)
+        stack = Stack.of(self)
+        self.log_group = logs.LogGroup(
+            self, "JobLogs", retention=log_retention, removal_policy=RemovalPolicy.RETAIN
+        )
+        self.application = emrserverless.CfnApplication(
+            self,
+            "Application",
+            name=application_name,
+            release_label=release_label,
+            type="SPARK",
+            architecture="ARM64",
+            auto_start_configuration=emrserverless.CfnApplication.AutoStartConfigurationProperty(
+                enabled=True
+            ),
+            auto_stop_configuration=emrserverless.CfnApplication.AutoStopConfigurationProperty(
+                enabled=True, idle_timeout_minutes=int(idle_timeout.to_minutes())
+            ),
+            maximum_capacity=emrserverless.CfnApplication.MaximumAllowedResourcesProperty(
+                cpu=f"{max_vcpus} vCPU", memory=f"{4 * max_vcpus} GB"
+            ),
+            monitoring_configuration=emrserverless.CfnApplication.MonitoringConfigurationProperty(
+                cloud_watch_logging_configuration=emrserverless.CfnApplication.CloudWatchLoggingConfigurationProperty(
+                    enabled=True, log_group_name=self.log_group.log_group_name
+                )
+            ),
+        )
+        self.entry_script = s3_assets.Asset(self, "EntryScript", path=str(ENTRY_SCRIPT))
+        self.package = s3_assets.Asset(
+            self,
+            "Package",
+            path=str(stage_files(runtime_package_files(include_spark_job=True), "spark-job")),
+        )
+        self.job_role = iam.Role(
+            self,
+            "JobRole",
+            description="The delivery-report Spark job: reads delivery logs, writes reports",
+            assumed_by=iam.ServicePrincipal(
+                "emr-serverless.amazonaws.com",
+                conditions={
+                    "StringEquals": {"aws:SourceAccount": stack.account},
+                    "ArnLike": {"aws:SourceArn": self.application.attr_arn},
+                },
+            ),
+        )
+        log_bucket.grant_read_logs_write_reports(self.job_role)
+        self.entry_script.grant_read(self.job_role)
+        self.package.grant_read(self.job_role)
+        self.job_role.add_to_policy(
+            iam.PolicyStatement(
+                actions=["logs:DescribeLogGroups"],
+                resources=[
+                    stack.format_arn(service="logs", resource="log-group", resource_name="*")
+                ],
+            )
+        )
+        self.job_role.add_to_policy(
+            iam.PolicyStatement(
+                actions=["logs:CreateLogStream", "logs:DescribeLogStreams", "logs:PutLogEvents"],
+                resources=[self.log_group.log_group_arn],
+            )
+        )
+        self.schedule = scheduler.Schedule(
+            self,
+            "Daily",
+            description="Daily delivery report over the previous UTC day's delivery logs",
+            schedule=scheduler.ScheduleExpression.expression(schedule_expression, TimeZone.ETC_UTC),
+            target=scheduler_targets.Universal(
+                service="emrserverless",
+                action="startJobRun",
+                input=scheduler.ScheduleTargetInput.from_object(self._start_job_run(log_bucket)),
+                policy_statements=[
+                    iam.PolicyStatement(
+                        actions=["emr-serverless:StartJobRun"],
+                        resources=[self.application.attr_arn],
+                    ),
+                    iam.PolicyStatement(
+                        actions=["iam:PassRole"],
+                        resources=[self.job_role.role_arn],
+                        conditions={
+                            "StringEquals": {"iam:PassedToService": "emr-serverless.amazonaws.com"}
+                        },
+                    ),
+                ],
+                retry_attempts=3,
+                max_event_age=Duration.hours(6),
+            ),
+        )
+        self._acknowledge_wildcards()
+
+    def _start_job_run(self, log_bucket: DeliveryLogBucket) -> dict[str, object]:
+        """StartJobRun's request: the job reads ``s3://<bucket>`` for the day before the
+        scheduled time and writes the report next to the logs (``reports/<day>/``)."""
+        scheduled_time = scheduler.ContextAttribute.scheduled_time
+        execution_id = scheduler.ContextAttribute.execution_id
+        return {
+            "ApplicationId": self.application.attr_application_id,
+            "ExecutionRoleArn": self.job_role.role_arn,
+            "ClientToken": execution_id,
+            "Name": f"delivery-report-{scheduled_time}",
+            "JobDriver": {
+                "SparkSubmit": {
+                    "EntryPoint": self.entry_script.s3_object_url,
+                    "EntryPointArguments": [
+                        "--bucket",
+                        f"s3://{log_bucket.bucket.bucket_name}",
+                        "--scheduled-time",
+                        scheduled_time,
+                        "--s3-scheme",
+                        "s3",
+                    ],
+                    "SparkSubmitParameters": f"--py-files {self.package.s3_object_url}",
+                }
+            },
+        }
+
+    def _acknowledge_wildcards(self) -> None:
+        stack = Stack.of(self)
+        acknowledge(
+            self.job_role,
+            f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::{self.entry_script.s3_bucket_name}/*]",
+            "Read-only, for the job's entry script and package, which CDK uploads to the "
+            "bootstrap asset bucket under content-hash names.",
+        )
+        acknowledge(
+            self.job_role,
+            f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:{stack.region}:{stack.account}:log-group/*]",
+            "EMR Serverless looks the job's log group up by name (DescribeLogGroups takes no "
+            "single-group resource); writing is granted on the job's log group only.",
+        )

@@ -1,0 +1,107 @@
+"""``topology.analytics``: where delivery logs are collected and analysed.
+
+One account (the ops account, typically) receives every account's topic delivery logs through a
+CloudWatch Logs destination, lands them in S3 with Firehose and runs the daily Spark report on
+EMR Serverless. The section is optional; without it no logs leave their account.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from constructs_lib.delivery_log_stream import LogFormat
+from stacks.field_checker import FieldChecker
+
+DEFAULT_RETENTION_DAYS = 400
+DEFAULT_INFREQUENT_ACCESS_AFTER_DAYS = 30
+DEFAULT_SCHEDULE = "cron(30 0 * * ? *)"
+"""Half past midnight UTC: the previous day's last Firehose buffer (at most 15 minutes) has
+landed by then."""
+SCHEDULE_EXPRESSION = re.compile(r"^(cron\((\S+ ){5}\S+\)|rate\(\d+ (minute|hour|day)s?\))$")
+_ANALYTICS_KEYS = (
+    "account",
+    "logFormat",
+    "retentionDays",
+    "infrequentAccessAfterDays",
+    "scheduleExpression",
+)
+
+
+@dataclass(frozen=True)
+class AnalyticsSettings:
+    """The validated ``topology.analytics`` section."""
+
+    account: str
+    log_format: LogFormat = LogFormat.ENVELOPES
+    retention_days: int = DEFAULT_RETENTION_DAYS
+    infrequent_access_after_days: int = DEFAULT_INFREQUENT_ACCESS_AFTER_DAYS
+    schedule_expression: str = DEFAULT_SCHEDULE
+
+
+def parse_analytics(
+    check: FieldChecker,
+    raw: Any,
+    account_regions: Mapping[str, str],
+    topic_accounts: Mapping[str, str],
+) -> AnalyticsSettings | None:
+    """Validate ``topology.analytics``.
+
+    ``account_regions`` maps account names to regions; ``topic_accounts`` maps topic names to
+    their account names. A CloudWatch Logs subscription can only reach a destination in the
+    log group's own region, so every account with topics must share the analytics account's
+    region.
+    """
+    if raw is None:
+        return None
+    path = "topology.analytics"
+    obj = check.obj(raw, path)
+    if obj is None:
+        return None
+    check.unknown_keys(obj, _ANALYTICS_KEYS, path)
+    account = check.reference(obj, "account", path, account_regions, "account")
+    log_format = LogFormat.ENVELOPES
+    if "logFormat" in obj:
+        choices = [f.value for f in LogFormat]
+        if obj["logFormat"] in choices:
+            log_format = LogFormat(obj["logFormat"])
+        else:
+            check.fail(f"{path}.logFormat", f"must be one of {', '.join(choices)}")
+    retention = check.integer(
+        obj, "retentionDays", path, default=DEFAULT_RETENTION_DAYS, low=2, high=36500
+    )
+    infrequent = check.integer(
+        obj,
+        "infrequentAccessAfterDays",
+        path,
+        default=DEFAULT_INFREQUENT_ACCESS_AFTER_DAYS,
+        low=30,
+        high=36500,
+    )
+    if infrequent >= retention:
+        check.fail(
+            f"{path}.infrequentAccessAfterDays",
+            f"must be less than retentionDays ({retention}); S3 moves objects to Standard-IA "
+            "no sooner than 30 days after creation",
+        )
+    schedule = check.string(obj, "scheduleExpression", path, required=False) or DEFAULT_SCHEDULE
+    if not SCHEDULE_EXPRESSION.match(schedule):
+        check.fail(
+            f"{path}.scheduleExpression",
+            "must be an EventBridge Scheduler cron(...) with 6 fields or rate(<n> <unit>), "
+            f"e.g. {DEFAULT_SCHEDULE}",
+        )
+    if account is None:
+        return None
+    region = account_regions[account]
+    for topic, owner in sorted(topic_accounts.items()):
+        if account_regions.get(owner, region) != region:
+            check.fail(
+                f"{path}.account",
+                f"{account!r} is in {region} but topic {topic!r} is in {owner!r} "
+                f"({account_regions[owner]}): CloudWatch Logs sends a log group only to a "
+                "destination in its own region; place the accounts with topics in one region",
+            )
+    return AnalyticsSettings(account, log_format, retention, infrequent, schedule)
