@@ -19,6 +19,7 @@ from constructs_lib.acknowledgments import acknowledge
 from constructs_lib.validation import require_range
 from runtime.delivery_report.bucket_layout import ERROR_PREFIX, LOG_PREFIX, REPORT_PREFIX
 
+SERVER_ACCESS_LOGS_BY_POLICY = "@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy"
 ACCESS_LOG_RETENTION = Duration.days(90)
 INCOMPLETE_UPLOAD_LIMIT = Duration.days(7)
 DEFAULT_RETENTION = Duration.days(400)
@@ -44,6 +45,8 @@ class DeliveryLogBucket(Construct):
         Objects move to Standard-IA after ``infrequent_access_after`` (S3's minimum: 30 days).
         """
         super().__init__(scope, construct_id)
+        # Admit S3's log delivery by bucket policy, not the legacy ACL, whatever the app's flags.
+        self.node.set_context(SERVER_ACCESS_LOGS_BY_POLICY, True)
         retention_days = int(retention.to_days())
         infrequent_days = int(infrequent_access_after.to_days())
         require_range("infrequent_access_after (days)", infrequent_days, 30, 36500)

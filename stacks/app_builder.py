@@ -19,8 +19,6 @@ FEATURE_FLAGS = {
     "@aws-cdk/aws-sns-subscriptions:restrictSqsDescryption": True,
     "@aws-cdk/aws-iam:minimizePolicies": True,
     "@aws-cdk/core:checkSecretUsage": True,
-    # Server access logs are admitted by a bucket policy, not the legacy LogDeliveryWrite ACL.
-    "@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy": True,
 }
 """aws-cdk-lib feature flags the stacks rely on, set in code so that every way of building the
 app (CLI, tests, the main job, other teams' apps) gets the same templates."""
