@@ -81,6 +81,12 @@ def run(topology_file: Path, out: Path) -> int:
                     print(f"        topic {topic}")
                 for group in found.log_groups:
                     print(f"        log group {group}")
+                for bucket in found.buckets:
+                    print(f"        bucket {bucket}")
+                for stream in found.delivery_streams:
+                    print(f"        Firehose stream {stream}")
+                for application in found.spark_applications:
+                    print(f"        EMR Serverless application {application}")
                 for function in found.functions:
                     print(
                         f"        function {function.name} ({function.handler}, "

@@ -39,6 +39,10 @@ class AccountInventory:
     topic_arns: tuple[str, ...] = ()
     log_groups: tuple[str, ...] = ()
     functions: tuple[FunctionInfo, ...] = ()
+    buckets: tuple[str, ...] = ()
+    delivery_streams: tuple[str, ...] = ()
+    spark_applications: tuple[str, ...] = ()
+    """EMR Serverless applications, as ``<name> (<release label>)``."""
 
     @property
     def queue_arns(self) -> set[str]:
@@ -48,7 +52,7 @@ class AccountInventory:
 
 def read_inventory(credentials: AccountCredentials, endpoint_url: str) -> AccountInventory:
     """List the account's queues (with their key and redrive), KMS keys, stacks, topics,
-    log groups and functions."""
+    log groups, functions, buckets, Firehose streams and EMR Serverless applications."""
     session = credentials.session()
     sqs = session.client("sqs", endpoint_url=endpoint_url)
     kms = session.client("kms", endpoint_url=endpoint_url)
@@ -99,6 +103,27 @@ def read_inventory(credentials: AccountCredentials, endpoint_url: str) -> Accoun
         )
         for f in lambda_client.list_functions()["Functions"]
     )
+    buckets = tuple(
+        sorted(
+            b["Name"]
+            for b in session.client("s3", endpoint_url=endpoint_url).list_buckets()["Buckets"]
+        )
+    )
+    streams = tuple(
+        sorted(
+            session.client("firehose", endpoint_url=endpoint_url).list_delivery_streams()[
+                "DeliveryStreamNames"
+            ]
+        )
+    )
+    applications = tuple(
+        sorted(
+            f"{a['name']} ({a['releaseLabel']})"
+            for a in session.client(
+                "emr-serverless", endpoint_url=endpoint_url
+            ).list_applications()["applications"]
+        )
+    )
     return AccountInventory(
         credentials.account_id,
         tuple(sorted(queues, key=lambda q: q.arn)),
@@ -107,4 +132,7 @@ def read_inventory(credentials: AccountCredentials, endpoint_url: str) -> Accoun
         topics,
         log_groups,
         functions,
+        buckets,
+        streams,
+        applications,
     )

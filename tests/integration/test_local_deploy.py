@@ -28,14 +28,28 @@ def deployed(example_assembly: Path, moto_endpoint: str) -> dict[str, AccountInv
     return {name: read_inventory(c, moto_endpoint) for name, c in credentials.items()}
 
 
-def test_every_account_has_its_stack_and_nothing_else(
+def test_every_account_has_its_stacks_and_nothing_else(
     deployed: dict[str, AccountInventory],
 ) -> None:
     assert {name: inv.stacks for name, inv in deployed.items()} == {
         "Sales": {"CDKToolkit": "CREATE_COMPLETE", "Messaging-Sales": "CREATE_COMPLETE"},
         "Billing": {"CDKToolkit": "CREATE_COMPLETE", "Messaging-Billing": "CREATE_COMPLETE"},
-        "Ops": {"CDKToolkit": "CREATE_COMPLETE", "Messaging-Ops": "CREATE_COMPLETE"},
+        "Ops": {
+            "CDKToolkit": "CREATE_COMPLETE",
+            "Messaging-Ops": "CREATE_COMPLETE",
+            "DeliveryLogs-Ops": "CREATE_COMPLETE",
+        },
     }
+
+
+def test_the_ops_account_holds_the_log_bucket_the_stream_and_the_spark_application(
+    deployed: dict[str, AccountInventory],
+) -> None:
+    ops = deployed["Ops"]
+    assert "messaging-delivery-logs-333333333333-us-east-1" in ops.buckets
+    assert [s for s in ops.delivery_streams if s.startswith("DeliveryLogs-Ops-LogStream")] != []
+    assert ops.spark_applications == ("delivery-report (emr-spark-8.0.0)",)
+    assert deployed["Billing"].spark_applications == ()
 
 
 def expected_queues(topology: Topology, account: str) -> set[str]:
