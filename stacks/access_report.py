@@ -5,6 +5,10 @@ receive from each queue is checked statically: this module reads what CloudForma
 given (the cloud assembly in ``cdk.out``), not what the code meant to write, and reports every
 grant with its conditions. Tests compare the result with the topology's intent.
 
+The same holds for the delivery logs, which leave their account: each log group's subscription
+filter and whether the destination admits it, the destination's Firehose stream and where in S3
+it writes, and who may read and write that bucket's prefixes.
+
 Run ``python -m stacks.access_report cdk.out --json access.json --markdown access.md``.
 """
 
@@ -15,13 +19,23 @@ import json
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
+from constructs_lib.delivery_logged_topic import delivery_log_group_names
 from constructs_lib.queue_naming import (
     dead_letter_queue_name,
     ingress_queue_name,
     subscription_dead_letter_queue_name,
+)
+from runtime.delivery_report.bucket_layout import (
+    ERROR_PREFIX,
+    FIREHOSE_ERROR_PREFIX,
+    FIREHOSE_PREFIX,
+    LOG_PREFIX,
+    REPORT_PREFIX,
+    bucket_name,
 )
 from runtime.relay_config import (
     ENV_DIRECTION,
@@ -29,6 +43,7 @@ from runtime.relay_config import (
     ROUTE_DEAD_LETTER_QUEUE,
     ROUTE_DESTINATION,
 )
+from stacks.delivery_log_stack import delivery_log_destination_arn
 from stacks.topology import Account, Topology
 
 PUBLISH_ACTIONS = frozenset({"sns:Publish", "sns:*"})
@@ -81,31 +96,98 @@ class _StackContext:
         return f"arn:{self.partition}:sns:{self.region}:{self.account}:{name}"
 
     def ref(self, logical_id: str) -> str:
-        """What ``Ref`` returns for the resource types that appear in policies."""
+        """What ``Ref`` returns for the resource types that appear in policies and in the
+        delivery-log resources."""
         resource_type = self.template["Resources"].get(logical_id, {}).get("Type")
         if resource_type == "AWS::SQS::Queue":
             name = self.queue_arn(logical_id).rsplit(":", 1)[1]
             return f"https://sqs.{self.region}.{self.url_suffix}/{self.account}/{name}"
         if resource_type == "AWS::SNS::Topic":
             return self.topic_arn(logical_id)
+        names = {
+            "AWS::IAM::Role": "RoleName",
+            "AWS::Logs::LogGroup": "LogGroupName",
+            "AWS::Logs::Destination": "DestinationName",
+            "AWS::S3::Bucket": "BucketName",
+            "AWS::KinesisFirehose::DeliveryStream": "DeliveryStreamName",
+        }
+        if resource_type in names:
+            return self.physical_name(logical_id, names[resource_type])
         raise AccessReportError(f"{self.name}: cannot resolve Ref {logical_id}")
 
+    def physical_name(self, logical_id: str, name_property: str) -> str:
+        """A resource's name as written in the template, or ``<logical id>`` where
+        CloudFormation generates it at deploy time."""
+        value = self.template["Resources"][logical_id].get("Properties", {}).get(name_property)
+        try:
+            name = self.resolve(value)
+        except AccessReportError:
+            name = None
+        return name if isinstance(name, str) else f"<{logical_id}>"
+
     def role_arn(self, logical_id: str) -> str:
-        name = self.template["Resources"][logical_id].get("Properties", {}).get("RoleName")
-        return f"arn:{self.partition}:iam::{self.account}:role/{name or '<' + logical_id + '>'}"
+        name = self.physical_name(logical_id, "RoleName")
+        return f"arn:{self.partition}:iam::{self.account}:role/{name}"
 
     def key_arn(self, logical_id: str) -> str:
         return f"arn:{self.partition}:kms:{self.region}:{self.account}:key/<{logical_id}>"
 
-    def resolve(self, value: Any) -> Any:
-        """Resolve the intrinsics CDK writes into policies; refuse anything else."""
+    def bucket_arn(self, logical_id: str) -> str:
+        return f"arn:{self.partition}:s3:::{self.physical_name(logical_id, 'BucketName')}"
+
+    def log_group_arn(self, name: str) -> str:
+        """A log group's ARN without the ``:*`` that ``Fn::GetAtt`` appends."""
+        return f"arn:{self.partition}:logs:{self.region}:{self.account}:log-group:{name}"
+
+    def destination_arn(self, logical_id: str) -> str:
+        name = self.physical_name(logical_id, "DestinationName")
+        return f"arn:{self.partition}:logs:{self.region}:{self.account}:destination:{name}"
+
+    def delivery_stream_arn(self, logical_id: str) -> str:
+        name = self.physical_name(logical_id, "DeliveryStreamName")
+        return f"arn:{self.partition}:firehose:{self.region}:{self.account}:deliverystream/{name}"
+
+    def get_att_arn(self, logical_id: str) -> str:
+        """What ``Fn::GetAtt [<logical id>, Arn]`` returns for the types the report knows."""
+        resource_type = self.template["Resources"].get(logical_id, {}).get("Type")
+        if resource_type == "AWS::SQS::Queue":
+            return self.queue_arn(logical_id)
+        if resource_type == "AWS::KMS::Key":
+            return self.key_arn(logical_id)
+        if resource_type == "AWS::IAM::Role":
+            return self.role_arn(logical_id)
+        if resource_type == "AWS::S3::Bucket":
+            return self.bucket_arn(logical_id)
+        if resource_type == "AWS::Logs::LogGroup":
+            return self.log_group_arn(self.physical_name(logical_id, "LogGroupName")) + ":*"
+        if resource_type == "AWS::Logs::Destination":
+            return self.destination_arn(logical_id)
+        if resource_type == "AWS::KinesisFirehose::DeliveryStream":
+            return self.delivery_stream_arn(logical_id)
+        raise AccessReportError(f"{self.name}: cannot resolve Fn::GetAtt [{logical_id}, Arn]")
+
+    def resolve(self, value: Any, *, strict: bool = True) -> Any:
+        """Resolve the intrinsics CDK writes into policies.
+
+        Strictly (resource policies, whose every grant is reported), anything else is refused.
+        Loosely (identity policies, read only for what they allow on the log bucket), anything
+        else becomes ``<...>``, which names no bucket, so it can hide no grant the report shows.
+        """
         if isinstance(value, list):
-            return [self.resolve(v) for v in value]
+            return [self.resolve(v, strict=strict) for v in value]
         if not isinstance(value, Mapping):
             return value
         if len(value) != 1:
-            return {k: self.resolve(v) for k, v in value.items()}
+            return {k: self.resolve(v, strict=strict) for k, v in value.items()}
         ((fn, arg),) = value.items()
+        try:
+            return self._resolve_function(fn, arg, strict)
+        except AccessReportError:
+            if strict:
+                raise
+            return f"<{fn} {arg}>"
+
+    def _resolve_function(self, fn: str, arg: Any, strict: bool) -> Any:
         if fn == "Ref":
             pseudo = {
                 "AWS::Partition": self.partition,
@@ -118,20 +200,15 @@ class _StackContext:
             return self.ref(arg)
         if fn == "Fn::Join":
             separator, parts = arg
-            return separator.join(str(self.resolve(p)) for p in parts)
+            return separator.join(str(self.resolve(p, strict=strict)) for p in parts)
         if fn == "Fn::GetAtt":
             logical_id, attribute = arg
-            resource_type = self.template["Resources"].get(logical_id, {}).get("Type")
-            if attribute == "Arn" and resource_type == "AWS::SQS::Queue":
-                return self.queue_arn(logical_id)
-            if attribute == "Arn" and resource_type == "AWS::KMS::Key":
-                return self.key_arn(logical_id)
-            if attribute == "Arn" and resource_type == "AWS::IAM::Role":
-                return self.role_arn(logical_id)
+            if attribute == "Arn":
+                return self.get_att_arn(logical_id)
             raise AccessReportError(f"{self.name}: cannot resolve Fn::GetAtt {arg}")
         if fn.startswith("Fn::") or fn == "Condition":
             raise AccessReportError(f"{self.name}: cannot resolve {fn} in a policy")
-        return {fn: self.resolve(arg)}
+        return {fn: self.resolve(arg, strict=strict)}
 
 
 def _as_list(value: Any) -> list[Any]:
@@ -332,16 +409,328 @@ def _apply_policy(
             entry[kind].extend(_grant_entries(statement, actions))
 
 
+SUBSCRIBE_TO_DESTINATION_ACTIONS = frozenset({"logs:PutSubscriptionFilter", "logs:*"})
+OBJECT_ACCESS = {"read": "s3:GetObject", "write": "s3:PutObject", "delete": "s3:DeleteObject"}
+"""The object action that stands for each kind of prefix access."""
+FIREHOSE_PUT_ACTIONS = ("firehose:PutRecord", "firehose:PutRecordBatch")
+
+
+@dataclass
+class _Role:
+    """An IAM role of the assembly with who may assume it and its Allow statements."""
+
+    arn: str
+    stack: str
+    assumed_by: list[dict[str, str]]
+    statements: list[Mapping[str, Any]]
+
+    def allows(self, action: str, resource: str) -> bool:
+        return any(
+            _matches(action, statement.get("Action", []))
+            and _matches(resource, statement.get("Resource", []))
+            for statement in self.statements
+        )
+
+
+def _matches(value: str, patterns: Any) -> bool:
+    """Whether an IAM action or resource pattern (``*`` and ``?``) covers ``value``."""
+    return any(
+        isinstance(p, str) and fnmatchcase(value.lower(), p.lower()) for p in _as_list(patterns)
+    )
+
+
+def _allow_statements(ctx: _StackContext, document: Any, where: str) -> list[Mapping[str, Any]]:
+    """The Allow statements of an identity policy, loosely resolved.
+
+    ``NotAction`` and ``NotResource`` are refused: what they allow on the log bucket cannot be
+    told from the template.
+    """
+    statements = []
+    for statement in _as_list(ctx.resolve(document or {}, strict=False).get("Statement", [])):
+        if statement.get("Effect") != "Allow":
+            continue
+        if "NotAction" in statement or "NotResource" in statement:
+            raise AccessReportError(
+                f"{ctx.name}: {where} allows with NotAction or NotResource; the report cannot "
+                "tell what it allows"
+            )
+        statements.append(statement)
+    return statements
+
+
+def _roles(contexts: Sequence[_StackContext]) -> dict[str, _Role]:
+    """Every role of the assembly by ARN, with the statements of its inline and attached
+    policies (customer policies in the templates; AWS managed policies are not read)."""
+    roles: dict[str, _Role] = {}
+    for ctx in contexts:
+        for logical_id, resource in ctx.template.get("Resources", {}).items():
+            if resource.get("Type") != "AWS::IAM::Role":
+                continue
+            props = resource.get("Properties", {})
+            trust = ctx.resolve(props.get("AssumeRolePolicyDocument", {}), strict=False)
+            role = _Role(
+                ctx.role_arn(logical_id),
+                ctx.name,
+                [
+                    principal
+                    for statement in _as_list(trust.get("Statement", []))
+                    if statement.get("Effect") == "Allow"
+                    for principal in _principals(statement.get("Principal", {}))
+                ],
+                [],
+            )
+            for inline in props.get("Policies", []):
+                role.statements += _allow_statements(ctx, inline["PolicyDocument"], logical_id)
+            roles[role.arn] = role
+    for ctx in contexts:
+        for logical_id, resource in ctx.template.get("Resources", {}).items():
+            if resource.get("Type") not in ("AWS::IAM::Policy", "AWS::IAM::ManagedPolicy"):
+                continue
+            props = resource.get("Properties", {})
+            statements = _allow_statements(ctx, props.get("PolicyDocument"), logical_id)
+            for role_ref in props.get("Roles", []):
+                name = ctx.resolve(role_ref, strict=False)
+                arn = f"arn:{ctx.partition}:iam::{ctx.account}:role/{name}"
+                if isinstance(role_ref, Mapping) and "Ref" in role_ref:
+                    arn = ctx.role_arn(role_ref["Ref"])
+                roles.setdefault(arn, _Role(arn, ctx.name, [], [])).statements += statements
+    return roles
+
+
+def _object_prefix(resource: Any, bucket: str) -> str | None:
+    """The key prefix an S3 resource pattern covers in ``bucket`` (``""``: every key), or None
+    when it names no object of that bucket."""
+    if resource == "*":
+        return ""
+    parts = resource.split(":", 5) if isinstance(resource, str) else []
+    if len(parts) != 6 or parts[2] != "s3":
+        return None
+    bucket_pattern, slash, key_pattern = parts[5].partition("/")
+    if not slash or not fnmatchcase(bucket, bucket_pattern):
+        return None
+    wildcards = [i for i in (key_pattern.find("*"), key_pattern.find("?")) if i >= 0]
+    return key_pattern[: min(wildcards)] if wildcards else key_pattern
+
+
+def _prefix_access(statements: Sequence[Mapping[str, Any]], bucket: str) -> dict[str, list[str]]:
+    """Per kind (read, write, delete), the key prefixes of ``bucket`` the statements allow."""
+    access: dict[str, set[str]] = {kind: set() for kind in OBJECT_ACCESS}
+    for statement in statements:
+        for kind, action in OBJECT_ACCESS.items():
+            if not _matches(action, statement.get("Action", [])):
+                continue
+            for resource in _as_list(statement.get("Resource", [])):
+                prefix = _object_prefix(resource, bucket)
+                if prefix is not None:
+                    access[kind].add(prefix)
+    return {kind: sorted(prefixes) for kind, prefixes in access.items()}
+
+
+def _delivery_streams(contexts: Sequence[_StackContext]) -> dict[str, dict[str, Any]]:
+    """Every Firehose stream by ARN with its role and where in S3 it writes."""
+    streams: dict[str, dict[str, Any]] = {}
+    for ctx in contexts:
+        for logical_id, resource in ctx.template.get("Resources", {}).items():
+            if resource.get("Type") != "AWS::KinesisFirehose::DeliveryStream":
+                continue
+            props = resource.get("Properties", {})
+            config = ctx.resolve(
+                props.get("ExtendedS3DestinationConfiguration")
+                or props.get("S3DestinationConfiguration")
+                or {},
+                strict=False,
+            )
+            bucket_arn = config.get("BucketARN")
+            bucket = bucket_arn.split(":::", 1)[1] if isinstance(bucket_arn, str) else None
+            error_prefix = config.get("ErrorOutputPrefix")
+            arn = ctx.delivery_stream_arn(logical_id)
+            streams[arn] = {
+                "stream": arn,
+                "stack": ctx.name,
+                "role": config.get("RoleARN"),
+                "bucket": bucket,
+                "bucket_arn": bucket_arn,
+                "prefix": config.get("Prefix", ""),
+                "location": f"s3://{bucket}/{config.get('Prefix', '')}" if bucket else None,
+                "error_location": f"s3://{bucket}/{error_prefix}"
+                if bucket and error_prefix
+                else None,
+                "error_prefix": error_prefix,
+                "role_may_write": False,
+            }
+    return streams
+
+
+def _log_bucket(
+    contexts: Sequence[_StackContext], name: str, roles: Mapping[str, _Role]
+) -> dict[str, Any]:
+    """Who may read, write and delete which prefixes of a bucket Firehose writes to: the roles
+    whose policies allow it, and the principals its bucket policy admits."""
+    entry: dict[str, Any] = {
+        "bucket": name,
+        "stack": None,
+        "denies_insecure_transport": False,
+        "access": [],
+    }
+    for role in sorted(roles.values(), key=lambda r: r.arn):
+        prefixes = _prefix_access(role.statements, name)
+        if any(prefixes.values()):
+            entry["access"].append(
+                {"principal": {"role": role.arn}, "assumed_by": role.assumed_by, **prefixes}
+            )
+    for ctx in contexts:
+        resources = ctx.template.get("Resources", {})
+        for logical_id, resource in resources.items():
+            if resource.get("Type") == "AWS::S3::Bucket" and ctx.bucket_arn(logical_id).endswith(
+                f":::{name}"
+            ):
+                entry["stack"] = ctx.name
+        for resource in resources.values():
+            props = resource.get("Properties", {})
+            if resource.get("Type") != "AWS::S3::BucketPolicy":
+                continue
+            if ctx.resolve(props.get("Bucket"), strict=False) != name:
+                continue
+            document = ctx.resolve(props.get("PolicyDocument", {}))
+            for statement in _as_list(document.get("Statement", [])):
+                if statement.get("Effect") == "Deny":
+                    secure = statement.get("Condition", {}).get("Bool", {})
+                    if secure.get("aws:SecureTransport") == "false":
+                        entry["denies_insecure_transport"] = True
+                    continue
+                prefixes = _prefix_access([statement], name)
+                if not any(prefixes.values()):
+                    continue
+                conditions = statement.get("Condition", {})
+                for principal in _principals(statement.get("Principal", {})):
+                    grant = {
+                        "principal": _effective_principal(principal, conditions),
+                        "assumed_by": [],
+                        **prefixes,
+                    }
+                    if conditions:
+                        grant["conditions"] = conditions
+                    entry["access"].append(grant)
+    return entry
+
+
+def _destination_entry(
+    ctx: _StackContext,
+    logical_id: str,
+    roles: Mapping[str, _Role],
+    streams: Mapping[str, Mapping[str, Any]],
+) -> dict[str, Any]:
+    """A CloudWatch Logs destination: whom its policy admits, and where it puts the logs."""
+    props = ctx.template["Resources"][logical_id].get("Properties", {})
+    target = ctx.resolve(props.get("TargetArn"), strict=False)
+    role_arn = ctx.resolve(props.get("RoleArn"), strict=False)
+    policy_text = ctx.resolve(props.get("DestinationPolicy", '{"Statement": []}'))
+    try:
+        policy = json.loads(policy_text)
+    except (TypeError, json.JSONDecodeError) as error:
+        raise AccessReportError(
+            f"{ctx.name}: destination {logical_id} has a DestinationPolicy the report cannot "
+            f"read ({error})"
+        ) from error
+    role = roles.get(role_arn)
+    stream = streams.get(target)
+    return {
+        "destination": ctx.destination_arn(logical_id),
+        "stack": ctx.name,
+        "owner": ctx.account,
+        "admits": [
+            grant
+            for statement in _as_list(policy.get("Statement", []))
+            if statement.get("Effect") == "Allow"
+            for grant in _grant_entries(statement, SUBSCRIBE_TO_DESTINATION_ACTIONS)
+        ],
+        "role": role_arn,
+        "target": target,
+        "location": stream["location"] if stream else None,
+        "error_location": stream["error_location"] if stream else None,
+        "role_may_put_records": role is not None
+        and all(role.allows(action, target) for action in FIREHOSE_PUT_ACTIONS),
+    }
+
+
+def _admits(destination: Mapping[str, Any], account: str) -> bool:
+    """Whether a log group of ``account`` may subscribe to the destination: its owner account
+    may (by IAM), others only if named in its policy or admitted unconditionally."""
+    if account == destination["owner"]:
+        return True
+    return any(
+        grant["principal"] == {"account": account}
+        or (grant["principal"] == {"any": "*"} and not grant.get("conditions"))
+        for grant in destination["admits"]
+    )
+
+
+def _subscription_filter_entry(
+    ctx: _StackContext, resource: Mapping[str, Any], destinations: Mapping[str, Any]
+) -> dict[str, Any]:
+    """A log group's subscription filter: the destination, and whether that admits it."""
+    props = ctx.resolve(resource.get("Properties", {}), strict=False)
+    log_group = props["LogGroupName"]
+    destination = destinations.get(props["DestinationArn"])
+    return {
+        "log_group": ctx.log_group_arn(log_group),
+        "log_group_name": log_group,
+        "account": ctx.account,
+        "stack": ctx.name,
+        "destination": props["DestinationArn"],
+        "filter_pattern": props.get("FilterPattern", ""),
+        "destination_in_assembly": destination is not None,
+        "admitted": _admits(destination, ctx.account) if destination else None,
+    }
+
+
+def _delivery_logs(contexts: Sequence[_StackContext]) -> dict[str, Any]:
+    """The log-data edges: log group to destination, destination through Firehose to S3, and
+    who may use the prefixes of the buckets Firehose writes to."""
+    roles = _roles(contexts)
+    streams = _delivery_streams(contexts)
+    for stream in streams.values():
+        # An object under the prefix as written: a grant on the static part with a trailing
+        # ``*`` covers the ``!{...}`` expressions Firehose fills in; a narrower one does not.
+        role = roles.get(stream["role"])
+        stream["role_may_write"] = role is not None and all(
+            role.allows(OBJECT_ACCESS["write"], f"{stream['bucket_arn']}/{prefix}object")
+            for prefix in (stream["prefix"], stream["error_prefix"])
+            if prefix is not None
+        )
+    destinations: dict[str, dict[str, Any]] = {}
+    filter_resources: list[tuple[_StackContext, Mapping[str, Any]]] = []
+    for ctx in contexts:
+        for logical_id, resource in ctx.template.get("Resources", {}).items():
+            if resource.get("Type") == "AWS::Logs::Destination":
+                entry = _destination_entry(ctx, logical_id, roles, streams)
+                destinations[entry["destination"]] = entry
+            elif resource.get("Type") == "AWS::Logs::SubscriptionFilter":
+                filter_resources.append((ctx, resource))
+    buckets = sorted({s["bucket"] for s in streams.values() if s["bucket"]})
+    return {
+        "subscription_filters": sorted(
+            (_subscription_filter_entry(ctx, r, destinations) for ctx, r in filter_resources),
+            key=lambda f: (f["log_group"], f["destination"]),
+        ),
+        "destinations": [destinations[arn] for arn in sorted(destinations)],
+        "streams": [streams[arn] for arn in sorted(streams)],
+        "buckets": [_log_bucket(contexts, name, roles) for name in buckets],
+    }
+
+
 def build_report(assembly_dir: str | Path) -> dict[str, Any]:
     """Every queue and topic of the assembly: who may send, receive, publish and subscribe,
-    who may use each key, and every subscription (the topic-to-endpoint edges)."""
+    who may use each key, every subscription (the topic-to-endpoint edges), every relay hop,
+    and where the delivery logs go (``delivery_logs``)."""
     queues: dict[str, dict[str, Any]] = {}
     topics: dict[str, dict[str, Any]] = {}
     subscriptions: list[dict[str, Any]] = []
     relays: list[dict[str, Any]] = []
     queue_kinds = {"send": SEND_ACTIONS, "receive": RECEIVE_ACTIONS}
     topic_kinds = {"publish": PUBLISH_ACTIONS, "subscribe": SUBSCRIBE_ACTIONS}
-    for ctx in read_assembly(assembly_dir):
+    contexts = read_assembly(assembly_dir)
+    for ctx in contexts:
         resources = ctx.template.get("Resources", {})
         by_logical_id: dict[str, dict[str, Any]] = {}
         for logical_id, resource in resources.items():
@@ -376,6 +765,7 @@ def build_report(assembly_dir: str | Path) -> dict[str, Any]:
             subscriptions, key=lambda s: (s["topic"], s["protocol"], str(s["endpoint"]))
         ),
         "relays": sorted(relays, key=lambda r: (r["from"], r["to"])),
+        "delivery_logs": _delivery_logs(contexts),
     }
 
 
@@ -466,6 +856,70 @@ def actual_relay_edges(report: Mapping[str, Any]) -> set[tuple[str, str, str]]:
     return {(r["direction"], r["from"], r["to"]) for r in report["relays"]}
 
 
+LogDataEdge = tuple[str, str, str]
+"""(kind, from, to): ``subscription-filter`` (log group ARN to destination ARN), ``delivers``
+and ``delivers-errors`` (destination to the S3 location its Firehose stream writes records and
+failures to), and ``read``, ``write``, ``delete`` (the service assuming a role, or a
+bucket-policy principal, to an ``s3://bucket/prefix``)."""
+
+
+def expected_log_data_edges(topology: Topology) -> set[LogDataEdge]:
+    """Where the topology means delivery logs to go: each topic's success and failure log
+    groups to the analytics destination, through Firehose into the log prefix of the analytics
+    bucket (failures under the error prefix), written by Firehose only and read by the daily
+    job, which alone writes (and replaces) reports. Nothing without ``analytics``."""
+    destination = delivery_log_destination_arn(topology)
+    if topology.analytics is None or destination is None:
+        return set()
+    edges: set[LogDataEdge] = set()
+    for topic in topology.topics:
+        account = topology.account(topic.account)
+        for name in delivery_log_group_names(topic.topic_name, account.region, account.id):
+            log_group = (
+                f"arn:{account.partition}:logs:{account.region}:{account.id}:log-group:{name}"
+            )
+            edges.add(("subscription-filter", log_group, destination))
+    analytics = topology.account(topology.analytics.account)
+    bucket = f"s3://{bucket_name(analytics.id, analytics.region)}/"
+    firehose, job = "firehose.amazonaws.com", "emr-serverless.amazonaws.com"
+    return edges | {
+        ("delivers", destination, bucket + FIREHOSE_PREFIX),
+        ("delivers-errors", destination, bucket + FIREHOSE_ERROR_PREFIX),
+        ("write", firehose, bucket + LOG_PREFIX),
+        ("write", firehose, bucket + ERROR_PREFIX),
+        ("read", job, bucket + LOG_PREFIX),
+        ("read", job, bucket + REPORT_PREFIX),
+        ("write", job, bucket + REPORT_PREFIX),
+        ("delete", job, bucket + REPORT_PREFIX),
+    }
+
+
+def actual_log_data_edges(report: Mapping[str, Any]) -> set[LogDataEdge]:
+    """The report's delivery-log edges in the shape of :func:`expected_log_data_edges`.
+
+    A destination whose target is not a Firehose stream of the assembly leads to the target's
+    ARN; a role is named by who assumes it, since CloudFormation names the roles.
+    """
+    logs = report["delivery_logs"]
+    edges: set[LogDataEdge] = {
+        ("subscription-filter", f["log_group"], f["destination"])
+        for f in logs["subscription_filters"]
+    }
+    for d in logs["destinations"]:
+        edges.add(("delivers", d["destination"], d["location"] or d["target"]))
+        if d["error_location"]:
+            edges.add(("delivers-errors", d["destination"], d["error_location"]))
+    for bucket in logs["buckets"]:
+        for grant in bucket["access"]:
+            principals = grant["assumed_by"] or [grant["principal"]]
+            for kind in OBJECT_ACCESS:
+                for prefix in grant[kind]:
+                    for principal in principals:
+                        source = next(iter(principal.values()))
+                        edges.add((kind, source, f"s3://{bucket['bucket']}/{prefix}"))
+    return edges
+
+
 def actual_access(report: Mapping[str, Any]) -> Access:
     """The report reduced to the same shape as :func:`expected_access`."""
     actual: Access = {
@@ -514,9 +968,89 @@ def _header(entry: Mapping[str, Any]) -> str:
     )
 
 
+def _yes_no(value: bool | None, unknown: str = "unknown") -> str:
+    if value is None:
+        return unknown
+    return "yes" if value else "NO"
+
+
+def _prefixes(prefixes: Sequence[str]) -> str:
+    return ", ".join(f"`{p or '(every key)'}`" for p in prefixes) or "-"
+
+
+def _delivery_logs_markdown(logs: Mapping[str, Any]) -> list[str]:
+    """The delivery-log edges: log group to destination (admitted or not), destination through
+    Firehose to S3, and per log bucket who may read, write and delete which prefixes."""
+    lines = ["## Delivery logs", ""]
+    if not any(logs.values()):
+        return [
+            *lines,
+            "No subscription filter, destination or Firehose stream: delivery logs stay in "
+            "their accounts.",
+            "",
+        ]
+    lines += [
+        "### Subscription filters (log group to destination)",
+        "",
+        "| log group | account | destination | admitted by the destination | created by |",
+        "|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| `{f['log_group']}` | {f['account']} | `{f['destination']}` | "
+        f"{_yes_no(f['admitted'], 'destination not in the assembly')} | {f['stack']} |"
+        for f in logs["subscription_filters"]
+    ]
+    lines += [
+        "",
+        "### Destinations (to Firehose, to S3)",
+        "",
+        "| destination | admits | target | records to | failures to | role may put records |",
+        "|---|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| `{d['destination']}` | "
+        f"{', '.join(_describe(g['principal']) for g in d['admits']) or 'owner account only'} | "
+        f"`{d['target']}` | `{d['location']}` | `{d['error_location']}` | "
+        f"{_yes_no(d['role_may_put_records'])} |"
+        for d in logs["destinations"]
+    ]
+    lines += [
+        "",
+        "### Firehose streams",
+        "",
+        "| stream | bucket | records to | failures to | role | role may write there |",
+        "|---|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| `{s['stream']}` | `{s['bucket_arn']}` | `{s['location']}` | "
+        f"`{s['error_location']}` | `{s['role']}` | {_yes_no(s['role_may_write'])} |"
+        for s in logs["streams"]
+    ]
+    for bucket in logs["buckets"]:
+        lines += [
+            "",
+            f"### Log bucket `{bucket['bucket']}`",
+            "",
+            f"Defined in {bucket['stack'] or 'no stack of the assembly'}; non-TLS requests "
+            f"denied: {_yes_no(bucket['denies_insecure_transport'])}.",
+            "",
+            "| principal | assumed by | reads | writes | deletes | conditions |",
+            "|---|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {_describe(g['principal'])} | "
+            f"{', '.join(_describe(p) for p in g['assumed_by']) or '-'} | "
+            f"{_prefixes(g['read'])} | {_prefixes(g['write'])} | {_prefixes(g['delete'])} | "
+            f"{_conditions(g)} |"
+            for g in bucket["access"]
+        ]
+    return [*lines, ""]
+
+
 def to_markdown(report: Mapping[str, Any]) -> str:
     """A table per queue and topic (who may send, receive, publish, subscribe, use the key,
-    under which conditions), then the subscriptions: every topic-to-endpoint edge."""
+    under which conditions), then the subscriptions (every topic-to-endpoint edge), the relays
+    and the delivery logs."""
     lines = ["# Access report", "", "## Queues", ""]
     for q in report["queues"]:
         rows = [("send", g) for g in q["send"]] + [("receive", g) for g in q["receive"]]
@@ -555,7 +1089,8 @@ def to_markdown(report: Mapping[str, Any]) -> str:
         f"| {r['direction']} | `{r['from']}` | `{r['to']}` | `{r['role']}` |"
         for r in report["relays"]
     ]
-    return "\n".join([*lines, ""])
+    lines += ["", *_delivery_logs_markdown(report["delivery_logs"])]
+    return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
