@@ -13,6 +13,8 @@ import json
 import os
 import sys
 import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,7 +23,7 @@ from pyspark.sql import functions as sf
 
 from runtime.delivery_report.detect import Layout
 from runtime.delivery_report.errors import AccountingError
-from runtime.delivery_report.inputs import list_input_files
+from runtime.delivery_report.inputs import InputFile, list_input_files
 from runtime.delivery_report.layouts import units_for_files
 from runtime.delivery_report.normalize import PARSED, REJECTED, classify_units, with_outcome
 from runtime.delivery_report.report import render_report
@@ -32,6 +34,14 @@ REPORT_FILE = "report.html"
 RECORDS_DIR = "records"
 LOCAL_SHUFFLE_PARTITIONS = 8
 MIN_PARTITIONS = "spark.sql.files.minPartitionNum"
+LISTING_THRESHOLD = "spark.sql.sources.parallelPartitionDiscovery.threshold"
+DRIVER_LISTING_THRESHOLD = 1_000_000
+"""Files Spark may stat on the driver before it lists them with a Spark job instead.
+
+The inputs are handed to Spark as a list of files already listed; for local files a listing
+job (its task launch, and the first task of a fresh JVM) costs seconds where stating the files
+on the driver costs milliseconds. Remote inputs keep Spark's own threshold: there each stat is
+a request and a listing job spreads them over the executors."""
 NO_DICTIONARY = {
     f"parquet.enable.dictionary#{column}": "false"
     for column in (
@@ -75,30 +85,25 @@ def run(spark: SparkSession, config: JobConfig) -> JobResult:
     forced = None if config.layout == "auto" else Layout(config.layout)
     files = list_input_files(spark, config.inputs, forced, config.s3_scheme)
     readable = [f for f in files if f.layout is not None]
-    previous_min_partitions = spark.conf.get(MIN_PARTITIONS, None)
-    _balance_partitions(spark, len(readable))
     timings["list_files_s"] = time.perf_counter() - started
-    observation = Observation("units")
-    units = units_for_files(spark, readable).observe(
-        observation,
-        sf.count(sf.lit(1)).alias("read"),
-    )
     output = config.output.rstrip("/")
     stored_at = f"{output}/{RECORDS_DIR}"
     step = time.perf_counter()
-    try:
-        with_outcome(classify_units(units)).write.mode("overwrite").options(
-            **NO_DICTIONARY,
-        ).partitionBy("outcome", "date").parquet(stored_at)
-    finally:
-        if previous_min_partitions is None:
-            spark.conf.unset(MIN_PARTITIONS)
-        else:
-            spark.conf.set(MIN_PARTITIONS, previous_min_partitions)
+    observation = Observation("units")
+    with _session_conf(spark, _read_and_write_conf(spark, readable)):
+        units = units_for_files(spark, readable).observe(
+            observation,
+            sf.count(sf.lit(1)).alias("read"),
+        )
+        normalized = with_outcome(classify_units(units))
+        normalized.write.mode("overwrite").options(**NO_DICTIONARY).partitionBy(
+            "outcome", "date"
+        ).parquet(stored_at)
     read = int(observation.get["read"])
     timings["parse_and_write_s"] = time.perf_counter() - step
     step = time.perf_counter()
-    stored = spark.read.parquet(stored_at)
+    # The schema is the one just written: given, Spark runs no job to read it from a footer.
+    stored = spark.read.schema(normalized.schema).parquet(stored_at)
     aggregates = collect_aggregates(
         stored.filter(sf.col("outcome") == PARSED),
         stored.filter(sf.col("outcome") == REJECTED),
@@ -117,15 +122,38 @@ def run(spark: SparkSession, config: JobConfig) -> JobResult:
     return JobResult(summary=summary, timings=timings)
 
 
-def _balance_partitions(spark: SparkSession, files: int) -> None:
-    """One read task per file, small files packed together (``openCostInBytes``).
+def _read_and_write_conf(spark: SparkSession, files: Sequence[InputFile]) -> dict[str, str]:
+    """Session settings for the pass that reads the input and writes the Parquet.
 
-    Spark packs files into as few partitions as ``defaultParallelism`` allows; gzip files
-    cannot be split, so a few big partitions leave cores idle while the last one finishes.
-    Restored after the input is read, so reading the Parquet back packs its files.
+    One read task per file, small files packed together (``openCostInBytes``): Spark packs
+    files into as few partitions as ``defaultParallelism`` allows, and gzip files cannot be
+    split, so a few big partitions leave cores idle while the last one finishes. Local files
+    are stated on the driver rather than by a listing job.
     """
-    wanted = max(files, spark.sparkContext.defaultParallelism)
-    spark.conf.set(MIN_PARTITIONS, str(wanted))
+    settings = {MIN_PARTITIONS: str(max(len(files), spark.sparkContext.defaultParallelism))}
+    if all(f.path.startswith("file:") for f in files):
+        settings[LISTING_THRESHOLD] = str(DRIVER_LISTING_THRESHOLD)
+    return settings
+
+
+@contextmanager
+def _session_conf(spark: SparkSession, settings: Mapping[str, str]) -> Iterator[None]:
+    """Set session settings for one pass and restore the caller's afterwards, even on failure.
+
+    Reading the Parquet back must pack its many small files into few tasks again, and a
+    caller's session (tests, a notebook) must not keep the job's settings.
+    """
+    previous: dict[str, str | None] = {key: spark.conf.get(key, None) for key in settings}
+    for key, value in settings.items():
+        spark.conf.set(key, value)
+    try:
+        yield
+    finally:
+        for key, before in previous.items():
+            if before is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, before)
 
 
 def dump_summary(summary: dict[str, Any]) -> str:
