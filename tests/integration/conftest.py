@@ -1,4 +1,5 @@
-"""The example deployed once to the run's local AWS, and accounts of its own for a test."""
+"""The example deployed once to the run's local AWS, accounts of its own for a test, and the
+run's one Spark session (shared with ``tests/spark``: starting another costs a JVM)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,11 @@ import pytest
 from local_aws.accounts import AccountCredentials, create_account_credentials
 from local_aws.deployment import deploy_all
 from stacks.app_builder import topology_from_context
+from tests.spark import conftest as spark_conftest
 
 REGION = "us-east-1"
+
+spark = spark_conftest.spark
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,171 @@
+"""A day of delivery logs for the example's topics, in the analytics bucket's layout, and the
+daily report on them: uploaded to the bucket in moto, figures equal to what was generated."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pyspark.sql import SparkSession
+
+from local_aws.accounts import AccountCredentials
+from local_aws.delivery_logs import (
+    CROSS_ACCOUNT_SQS,
+    FAILURE_PROFILES,
+    PUBLISHING_HOURS,
+    BucketMissingError,
+    DeliveryLogsError,
+    DeliveryReport,
+    ReportSummary,
+    analytics_bucket,
+    run_delivery_logs,
+    sample_topology,
+    write_day,
+)
+from runtime.delivery_report import bucket_layout
+from runtime.delivery_report.generator import Truth, generate
+from stacks.app_builder import topology_from_context
+from stacks.topology import parse_topology
+from tests.integration.conftest import fresh_account
+
+DAY = date(2026, 3, 14)
+RECORDS = 3000
+SEED = 5
+
+
+def test_each_subscription_is_logged_under_the_protocol_sns_logs_it_under() -> None:
+    topology = topology_from_context(None)
+    order_billed = topology.topics[0]
+
+    logged = sample_topology(topology)
+
+    (topic,) = logged.topics
+    assert topic.arn == "arn:aws:sns:us-east-1:222222222222:OrderBilled"
+    sqs, https = topic.subscriptions
+    assert (sqs.protocol, sqs.endpoint) == ("sqs", "arn:aws:sqs:us-east-1:111111111111:Sales")
+    assert (https.protocol, https.endpoint) == (
+        "http/s",
+        "https://partner.example.com/sns/order-billed",
+    )
+    assert https.delivery_policy == order_billed.subscriptions[1].delivery_policy
+
+
+def test_a_queue_of_another_account_fails_like_one_whose_key_policy_may_lack_the_grant() -> None:
+    sqs, https = sample_topology(topology_from_context(None)).topics[0].subscriptions
+    assert sqs.failures == CROSS_ACCOUNT_SQS.failures
+    assert https.failures == FAILURE_PROFILES["https"].failures
+
+
+def test_a_topology_whose_topics_have_no_subscriptions_is_refused_naming_the_field(
+    document: dict[str, Any],
+) -> None:
+    for topic in document["topics"]:
+        topic["subscriptions"] = []
+
+    with pytest.raises(DeliveryLogsError) as refused:
+        sample_topology(parse_topology(document, "cdk.json"))
+
+    assert str(refused.value).startswith("cdk.json: topology.topics: no topic has subscriptions")
+
+
+def test_the_days_logs_are_firehose_objects_under_the_days_prefix(tmp_path: Path) -> None:
+    written, objects = write_day(topology_from_context(None), tmp_path, DAY, 500, SEED)
+
+    assert written == 500
+    assert {o.parent for o in objects} == {tmp_path / bucket_layout.day_prefix(DAY)}
+    assert all(o.name.startswith("sns-delivery-logs-1-2026-03-14-") for o in objects)
+    envelope, _ = json.JSONDecoder().raw_decode(gzip.decompress(objects[0].read_bytes()).decode())
+    assert envelope["messageType"] == "CONTROL_MESSAGE"
+
+
+@dataclass(frozen=True)
+class Run:
+    report: DeliveryReport
+    analytics: AccountCredentials
+
+
+@pytest.fixture(scope="module")
+def run(moto_endpoint: str, tmp_path_factory: pytest.TempPathFactory, spark: SparkSession) -> Run:
+    """The whole step once, with the analytics bucket created as the analytics stack would."""
+    analytics = fresh_account(moto_endpoint)
+    analytics.session().client("s3", endpoint_url=moto_endpoint).create_bucket(
+        Bucket=bucket_layout.bucket_name(analytics.account_id, analytics.region)
+    )
+    report = run_delivery_logs(
+        topology_from_context(None),
+        tmp_path_factory.mktemp("bucket"),
+        analytics=analytics,
+        endpoint_url=moto_endpoint,
+        day=DAY,
+        records=RECORDS,
+        seed=SEED,
+        spark=spark,
+    )
+    return Run(report, analytics)
+
+
+def expected_truth() -> Truth:
+    """What the generator made for the run: the report must find exactly this."""
+    return generate(
+        RECORDS,
+        SEED,
+        topology=sample_topology(topology_from_context(None)),
+        start=datetime(2026, 3, 14, tzinfo=UTC),
+        hours=PUBLISHING_HOURS,
+    ).truth
+
+
+@pytest.mark.spark
+@pytest.mark.moto
+def test_the_reports_figures_are_the_generated_ones(run: Run) -> None:
+    truth = expected_truth()
+    assert run.report.summary == ReportSummary(
+        deliveries=truth.records,
+        failed=truth.by_status["FAILURE"],
+        retried=truth.retried,
+        succeeded_after_retry=truth.retried_succeeded,
+        lost=truth.lost,
+        records_read=truth.records + run.report.summary.records_rejected,
+        records_rejected=run.report.summary.records_rejected,
+    )
+    assert truth.by_status["FAILURE"] > 0
+    assert truth.lost > 0
+
+
+@pytest.mark.spark
+@pytest.mark.moto
+def test_logs_and_report_are_in_the_analytics_bucket_under_their_prefixes(
+    run: Run, moto_endpoint: str
+) -> None:
+    bucket = bucket_layout.bucket_name(run.analytics.account_id, run.analytics.region)
+    s3 = run.analytics.session().client("s3", endpoint_url=moto_endpoint)
+    keys = [o["Key"] for o in s3.list_objects_v2(Bucket=bucket)["Contents"]]
+    logs = [k for k in keys if k.startswith(bucket_layout.day_prefix(DAY))]
+    assert len(logs) == run.report.objects
+    assert sorted(set(keys) - set(logs)) == [
+        "reports/2026-03-14/report.html",
+        "reports/2026-03-14/summary.json",
+    ]
+    assert run.report.report_uri == f"s3://{bucket}/reports/2026-03-14/report.html"
+    summary = json.loads(
+        s3.get_object(Bucket=bucket, Key="reports/2026-03-14/summary.json")["Body"].read()
+    )
+    assert ReportSummary.from_summary(summary) == run.report.summary
+
+
+@pytest.mark.moto
+def test_a_missing_analytics_bucket_is_named_with_its_account(
+    new_account: AccountCredentials, moto_endpoint: str
+) -> None:
+    with pytest.raises(BucketMissingError) as missing:
+        analytics_bucket(new_account, moto_endpoint)
+
+    assert str(missing.value) == (
+        f"bucket messaging-delivery-logs-{new_account.account_id}-us-east-1 is not in account "
+        f"{new_account.account_id} of the local AWS (is the analytics stack deployed?)"
+    )
