@@ -240,7 +240,7 @@ class _Bridge:
         message_id = headers["NServiceBus.MessageId"]
         started = time.perf_counter()
         try:
-            self.sqs(source).send_message(QueueUrl=_url(endpoint_url, via), **message)
+            self.sqs(source, part).send_message(QueueUrl=_url(endpoint_url, via), **message)
         except Exception as error:
             raise TrafficError(
                 f"{part}: sending to {via} as {source.name} failed: {error}"
@@ -254,7 +254,7 @@ class _Bridge:
             )
         target_arn = self.topology.queue_arn(target)
         received = _receive_where(
-            self.sqs(target),
+            self.sqs(target, part),
             _url(endpoint_url, target_arn),
             lambda m: _message_id(m) == message_id,
             self.max_polls,
@@ -270,9 +270,9 @@ class _Bridge:
         relayed_by = tuple(i.mapping.function_name for i in pumped.invocations)
         return Leg(message_id, via, target_arn, relayed_by, arn_header, elapsed_ms), arrived
 
-    def sqs(self, endpoint: Endpoint) -> Any:
+    def sqs(self, endpoint: Endpoint, part: str) -> Any:
         """An SQS client acting as the endpoint's account."""
-        return self.poller.sqs_client(_credentials(self.accounts, endpoint.account, "sqs"))
+        return self.poller.sqs_client(_credentials(self.accounts, endpoint.account, part))
 
 
 def _check_headers(
@@ -338,7 +338,7 @@ def publish(
         if subscription.protocol == "sqs" and subscription.endpoint is not None:
             endpoint = topology.endpoint(subscription.endpoint)
             found = _receive_where(
-                _sqs(accounts, endpoint.account, endpoint_url),
+                _sqs(accounts, endpoint.account, endpoint_url, "publish"),
                 _url(endpoint_url, target),
                 lambda m: token in m["Body"],
                 max_polls if present else 1,
@@ -452,8 +452,10 @@ def _credentials(
     return accounts[account]
 
 
-def _sqs(accounts: Mapping[str, AccountCredentials], account: str, endpoint_url: str) -> Any:
-    return _credentials(accounts, account, "sqs").session().client("sqs", endpoint_url=endpoint_url)
+def _sqs(
+    accounts: Mapping[str, AccountCredentials], account: str, endpoint_url: str, part: str
+) -> Any:
+    return _credentials(accounts, account, part).session().client("sqs", endpoint_url=endpoint_url)
 
 
 def _url(endpoint_url: str, queue_arn: str) -> str:
