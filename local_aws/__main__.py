@@ -1,8 +1,9 @@
-"""The main job: synth, gates, deploy every account to the local AWS, report.
+"""The main job: synth, gates, deploy every account to the local AWS, traffic, the delivery
+report, the access report.
 
-``python -m local_aws [--topology FILE] [--out DIR]`` (the README's first command runs it
-through ``scripts/run.sh``). Each step prints its progress; a failure names the step and why,
-and the local AWS is stopped on every path.
+``python -m local_aws [--topology FILE] [--out DIR] [--log-records N]`` (the README's first
+command runs it through ``scripts/run.sh``). Each step prints its progress; a failure names the
+step and why, and the local AWS (and the Spark JVM) are stopped on every path.
 """
 
 from __future__ import annotations
@@ -16,9 +17,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
+from local_aws.delivery_logs import DEFAULT_RECORDS, run_delivery_logs
 from local_aws.deployment import deploy_all
 from local_aws.inventory import read_inventory
 from local_aws.moto_server import MotoServer
+from local_aws.traffic import run_traffic
 from stacks import access_report, gates
 from stacks.app_builder import CDK_JSON
 from stacks.topology import Topology, TopologyError, load_topology
@@ -46,9 +49,9 @@ def _indent(line: str) -> None:
     print(f"      {line}", flush=True)
 
 
-def run(topology_file: Path, out: Path) -> int:
+def run(topology_file: Path, out: Path, log_records: int = DEFAULT_RECORDS) -> int:
     """Run every step; return the process exit code."""
-    total = 6
+    total = 8
     topology: Topology = step(
         1, total, f"validate topology {topology_file}", lambda: load_topology(topology_file)
     )
@@ -95,6 +98,31 @@ def run(topology_file: Path, out: Path) -> int:
 
         step(5, total, "read back what was deployed", inventory)
 
+        def traffic() -> None:
+            for line in run_traffic(topology, deployed, moto.endpoint_url).lines():
+                _indent(line)
+
+        step(6, total, "request and reply through the relays, publish to the topic", traffic)
+
+        def delivery_report() -> None:
+            analytics = topology.analytics
+            report = run_delivery_logs(
+                topology,
+                out / "delivery-log-bucket",
+                analytics=deployed[analytics.account] if analytics else None,
+                endpoint_url=moto.endpoint_url if analytics else None,
+                records=log_records,
+            )
+            for line in report.lines():
+                _indent(line)
+
+        step(
+            7,
+            total,
+            "a day of delivery logs (Firehose layout) and the Spark report",
+            delivery_report,
+        )
+
     def report() -> None:
         result = access_report.build_report(assembly)
         (out / "access-report.json").write_text(
@@ -105,7 +133,7 @@ def run(topology_file: Path, out: Path) -> int:
         print(markdown)
         print(f"      written: {out / 'access-report.json'}, {out / 'access-report.md'}")
 
-    step(6, total, "access report", report)
+    step(8, total, "access report", report)
     return 0
 
 
@@ -121,10 +149,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--out", type=Path, default=Path("out"), help="where the assembly, logs and reports go"
     )
+    parser.add_argument(
+        "--log-records",
+        type=int,
+        default=DEFAULT_RECORDS,
+        help=f"delivery-log records to generate for the day (default {DEFAULT_RECORDS})",
+    )
     args = parser.parse_args(argv)
+    if args.log_records < 1:
+        parser.error("--log-records: must be at least 1")
     args.out.mkdir(parents=True, exist_ok=True)
     try:
-        return run(args.topology, args.out.resolve())
+        return run(args.topology, args.out.resolve(), args.log_records)
     except StepFailedError as error:
         cause = error.__cause__
         if isinstance(cause, TopologyError):

@@ -141,7 +141,8 @@ class DeliveryReport:
         return [
             f"{self.records_generated} log records for {self.day:%Y-%m-%d} in {self.objects} "
             f"Firehose objects under {self.local_bucket / bucket_layout.day_prefix(self.day)}",
-            f"report: {self.report_uri or self.report_path}",
+            f"report: {self.report_path}"
+            + (f" (uploaded to {self.report_uri})" if self.report_uri else ""),
             f"deliveries {figures.deliveries}: failed {figures.failed}, retried "
             f"{figures.retried} (succeeded after retry {figures.succeeded_after_retry}), lost "
             f"{figures.lost}; records read {figures.records_read}, rejected "

@@ -19,6 +19,6 @@ def test_a_bad_topology_fails_step_one_with_the_field(
     bad.write_text(json.dumps(document))
     assert main(["--topology", str(bad), "--out", str(tmp_path / "out")]) == 1
     err = capsys.readouterr().err
-    assert "step 1/6 'validate topology" in err
+    assert "step 1/8 'validate topology" in err
     assert f"{bad}: topology.endpoints[0].account: unknown account 'Nowhere'" in err
     assert not (tmp_path / "out" / "moto.log").exists()
