@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -72,9 +73,16 @@ def bootstrap(
     *,
     echo: Callable[[str], None] | None = None,
 ) -> str:
-    """``cdk bootstrap aws://<account>/<region>``."""
+    """``cdk bootstrap aws://<account>/<region>``.
+
+    With a private ``--output``: run from the project root, the CLI would otherwise lock the
+    project's ``cdk.out`` and collide with any other CLI working in the same checkout.
+    """
     environment = f"aws://{credentials.account_id}/{credentials.region}"
-    return run_cdk(["bootstrap", environment], credentials, endpoint_url, echo=echo)
+    with tempfile.TemporaryDirectory(prefix="cdk-bootstrap-") as output:
+        return run_cdk(
+            ["bootstrap", environment, "--output", output], credentials, endpoint_url, echo=echo
+        )
 
 
 def deploy(

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from local_aws.accounts import AccountCredentials
 from local_aws.cdk_cli import CDK_BIN
-from local_aws.deployment import deploy_all
 from local_aws.inventory import AccountInventory, read_inventory
 from stacks import access_report
 from stacks.app_builder import topology_from_context
@@ -22,10 +22,10 @@ pytestmark = [pytest.mark.moto, pytest.mark.synth]
 
 
 @pytest.fixture(scope="module")
-def deployed(example_assembly: Path, moto_endpoint: str) -> dict[str, AccountInventory]:
-    topology = topology_from_context(None)
-    credentials = deploy_all(topology, example_assembly, moto_endpoint)
-    return {name: read_inventory(c, moto_endpoint) for name, c in credentials.items()}
+def deployed(
+    example_deployment: dict[str, AccountCredentials], moto_endpoint: str
+) -> dict[str, AccountInventory]:
+    return {name: read_inventory(c, moto_endpoint) for name, c in example_deployment.items()}
 
 
 def test_every_account_has_its_stacks_and_nothing_else(
