@@ -5,11 +5,14 @@ then computes the same summary three ways on the same files:
 
 - Spark: the real job through ``spark-submit`` (end to end, JVM start included) and the job's
   own time without the JVM start-up (``total_s`` it reports);
+- the Spark floor: ``spark-submit`` of a script that only counts the lines of the same files,
+  with the same settings -- what no Spark program over these files can beat on this machine;
 - DuckDB: SQL over the gzip files (``duckdb`` from the dev requirements);
 - Python: one ``json.loads`` per line with the same classification rules.
 
 The three summaries must agree (``summary.comparable``); a mismatch raises. Prints one JSON
-object with records per second for each. Run: ``.venv/bin/python bench/bench_delivery_report.py``.
+object with records per second for each, the CPU seconds each used (steadier than wall time
+when other work shares the machine) and the load average around the run. Run: ``.venv/bin/python bench/bench_delivery_report.py``.
 """
 
 from __future__ import annotations
@@ -21,12 +24,15 @@ import math
 import os
 import platform
 import re
+import resource
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -79,43 +85,95 @@ def data_files(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob("*.gz"))
 
 
-def run_spark(data: Path, output: Path) -> tuple[float, float, dict[str, Any]]:
-    """Wall time of spark-submit, the job's own time, and the summary it wrote."""
+SPARK_SETTINGS: tuple[str, ...] = (
+    "--master",
+    "local[*]",
+    "--driver-memory",
+    "6g",
+    "--conf",
+    "spark.ui.enabled=false",
+    "--conf",
+    "spark.log.level=WARN",
+)
+"""The job's documented ``spark-submit`` settings, used for the job and for the floor alike."""
+
+FLOOR_SCRIPT = """\
+import sys
+from pyspark.sql import SparkSession
+
+spark = SparkSession.builder.appName("floor").getOrCreate()
+spark.conf.set("spark.sql.files.minPartitionNum", sys.argv[2])
+reader = spark.read.option("recursiveFileLookup", "true").option("pathGlobFilter", "*.gz")
+lines = reader.text(sys.argv[1]).count()
+print(f"lines={lines}")
+spark.stop()
+"""
+"""The cheapest Spark program over the same files: start, gunzip and count the lines, stop.
+
+Its time is what no Spark job over these files can go below on this machine."""
+
+
+@dataclass(frozen=True)
+class Submitted:
+    """What one ``spark-submit`` took: wall time, CPU time of all its processes, its output."""
+
+    wall_s: float
+    cpu_s: float
+    output: str
+
+
+def spark_submit(script: Path, arguments: Sequence[str]) -> Submitted:
+    """Run ``script`` with ``spark-submit`` and the job's settings; raises if it fails."""
     venv_bin = Path(sys.executable).parent
     env = dict(os.environ)
     env["PATH"] = f"{venv_bin}{os.pathsep}{env.get('PATH', '')}"
     env["PYSPARK_PYTHON"] = sys.executable
     env["PYTHONPATH"] = f"{ROOT}{os.pathsep}{env.get('PYTHONPATH', '')}"
-    command = [
-        str(venv_bin / "spark-submit"),
-        "--master",
-        "local[*]",
-        "--driver-memory",
-        "6g",
-        "--conf",
-        "spark.ui.enabled=false",
-        "--conf",
-        "spark.log.level=WARN",
-        str(ROOT / "runtime" / "delivery_report" / "spark_entry.py"),
-        "--input",
-        str(data),
-        "--output",
-        str(output),
-    ]
+    command = [str(venv_bin / "spark-submit"), *SPARK_SETTINGS, str(script), *arguments]
+    cpu_before = _children_cpu_s()
     started = time.perf_counter()
     result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - started
+    cpu = _children_cpu_s() - cpu_before
     if result.returncode != 0:
         raise RuntimeError(f"spark-submit failed ({result.returncode}):\n{result.stderr[-4000:]}")
-    lines = (result.stdout + "\n" + result.stderr).splitlines()
-    found = [line[line.index('{"timings"') :] for line in lines if '{"timings"' in line]
+    return Submitted(wall_s=wall, cpu_s=cpu, output=result.stdout + "\n" + result.stderr)
+
+
+def _children_cpu_s() -> float:
+    """User + system CPU seconds of the waited-for child processes (the JVM and its workers)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_spark(data: Path, output: Path) -> tuple[Submitted, dict[str, float], dict[str, Any]]:
+    """spark-submit of the job: what it took, the timings it printed, the summary it wrote."""
+    submitted = spark_submit(
+        ROOT / "runtime" / "delivery_report" / "spark_entry.py",
+        ["--input", str(data), "--output", str(output)],
+    )
+    found = [
+        line[line.index('{"timings"') :]
+        for line in submitted.output.splitlines()
+        if '{"timings"' in line
+    ]
     if not found:
-        raise RuntimeError(
-            f"spark-submit printed no timings:\n{result.stdout[-2000:]}\n{result.stderr[-4000:]}"
-        )
-    timings = json.loads(found[-1])
+        raise RuntimeError(f"spark-submit printed no timings:\n{submitted.output[-4000:]}")
+    timings = json.loads(found[-1])["timings"]
     summary = json.loads((output / "summary.json").read_text())
-    return wall, float(timings["timings"]["total_s"]), summary
+    return submitted, {k: float(v) for k, v in timings.items()}, summary
+
+
+def run_spark_floor(data: Path, files: int) -> tuple[Submitted, int]:
+    """spark-submit of ``FLOOR_SCRIPT`` over the data: what it took and the lines it counted."""
+    with tempfile.TemporaryDirectory() as directory:
+        script = Path(directory) / "floor.py"
+        script.write_text(FLOOR_SCRIPT, encoding="utf-8")
+        submitted = spark_submit(script, [data.as_uri(), str(max(files, os.cpu_count() or 1))])
+    counted = [line for line in submitted.output.splitlines() if line.startswith("lines=")]
+    if not counted:
+        raise RuntimeError(f"the floor script printed no count:\n{submitted.output[-4000:]}")
+    return submitted, int(counted[-1].removeprefix("lines="))
 
 
 def _sql_text(text: str) -> str:
@@ -465,13 +523,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     files = data_files(data)
     size = sum(f.stat().st_size for f in files)
     output = CACHE.parent / "delivery_report_out"
-    spark_wall, spark_job, spark_summary = run_spark(data, output)
-    started = time.perf_counter()
+    load_before = os.getloadavg()
+    floor, floor_lines = run_spark_floor(data, len(files))
+    spark, timings, spark_summary = run_spark(data, output)
+    started, cpu_started = time.perf_counter(), time.process_time()
     duck = build_summary(run_duckdb(files), read=args.records, files=[])
     duck_seconds = time.perf_counter() - started
-    started = time.perf_counter()
+    duck_cpu = time.process_time() - cpu_started
+    started, cpu_started = time.perf_counter(), time.process_time()
     plain = build_summary(run_python(files), read=args.records, files=[])
     python_seconds = time.perf_counter() - started
+    python_cpu = time.process_time() - cpu_started
+    load_after = os.getloadavg()
     reference = comparable(spark_summary)
     for name, summary in (("duckdb", duck), ("python", plain)):
         differences = _differences(reference, json.loads(json.dumps(comparable(summary))))
@@ -480,9 +543,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     records = spark_summary["accounting"]["records_parsed"]
     if records != args.records:
         raise AssertionError(f"Spark parsed {records} records of {args.records}")
+    if floor_lines != spark_summary["accounting"]["records_read"]:
+        raise AssertionError(
+            f"the floor counted {floor_lines} lines, the job read "
+            f"{spark_summary['accounting']['records_read']}"
+        )
 
-    def rate(seconds: float) -> dict[str, float]:
-        return {"seconds": round(seconds, 2), "records_per_s": round(records / seconds)}
+    def rate(seconds: float, cpu_seconds: float | None = None) -> dict[str, float]:
+        figures = {"seconds": round(seconds, 2), "records_per_s": round(records / seconds)}
+        if cpu_seconds is not None:
+            figures["cpu_s"] = round(cpu_seconds, 2)
+        return figures
 
     print(
         json.dumps(
@@ -492,10 +563,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "gzip_bytes": size,
                 "nproc": os.cpu_count(),
                 "cpu": _cpu_model(),
-                "spark_end_to_end": rate(spark_wall),
-                "spark_without_jvm_startup": rate(spark_job),
-                "duckdb": rate(duck_seconds),
-                "python_json": rate(python_seconds),
+                "load_average_before": [round(v, 2) for v in load_before],
+                "load_average_after": [round(v, 2) for v in load_after],
+                "spark_end_to_end": rate(spark.wall_s, spark.cpu_s),
+                "spark_without_jvm_startup": rate(timings["total_s"]),
+                "spark_floor": rate(floor.wall_s, floor.cpu_s),
+                "duckdb": rate(duck_seconds, duck_cpu),
+                "python_json": rate(python_seconds, python_cpu),
+                "spark_timings_s": {k: round(v, 2) for k, v in timings.items()},
                 "summaries_agree": True,
             },
             indent=2,
