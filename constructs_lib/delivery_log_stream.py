@@ -72,7 +72,8 @@ class DeliveryLogStream(Construct):
         if (
             not destination_name
             or len(destination_name) > DESTINATION_NAME_LENGTH
-            or (":" in destination_name or "*" in destination_name)
+            or ":" in destination_name
+            or "*" in destination_name
         ):
             raise ValueError(
                 f"destination_name: 1-{DESTINATION_NAME_LENGTH} characters without ':' or '*', "

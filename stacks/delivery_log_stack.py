@@ -13,7 +13,11 @@ from aws_cdk import CfnOutput, Duration, Environment, Stack
 from constructs import Construct
 
 from constructs_lib.delivery_log_bucket import DeliveryLogBucket
-from constructs_lib.delivery_log_stream import DEFAULT_DESTINATION_NAME, DeliveryLogStream
+from constructs_lib.delivery_log_stream import (
+    DEFAULT_DESTINATION_NAME,
+    DeliveryLogStream,
+    destination_arn,
+)
 from constructs_lib.delivery_report_job import DeliveryReportJob
 from runtime.delivery_report.bucket_layout import bucket_name
 from stacks.topology import Topology
@@ -40,10 +44,7 @@ def delivery_log_destination_arn(topology: Topology) -> str | None:
     if settings is None:
         return None
     account = topology.account(settings.account)
-    return (
-        f"arn:{account.partition}:logs:{account.region}:{account.id}"
-        f":destination:{DEFAULT_DESTINATION_NAME}"
-    )
+    return destination_arn(account.partition, account.region, account.id, DEFAULT_DESTINATION_NAME)
 
 
 class DeliveryLogStack(Stack):
