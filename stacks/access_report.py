@@ -248,17 +248,54 @@ def _grant_entries(
     """
     if not [a for a in _as_list(statement.get("Action", [])) if a in actions_of_interest]:
         return []
+    return _principal_grants(statement, {"actions": sorted(_as_list(statement["Action"]))})
+
+
+def _principal_grants(
+    statement: Mapping[str, Any], details: Mapping[str, Any]
+) -> list[dict[str, Any]]:
+    """One grant per principal of a resource-policy Allow statement: the principal as its
+    conditions narrow it, ``details`` (what it may do), and the conditions, so that every kind of
+    resource reports its grants alike."""
     conditions = statement.get("Condition", {})
-    entries: list[dict[str, Any]] = []
+    grants: list[dict[str, Any]] = []
     for principal in _principals(statement.get("Principal", {})):
-        entry: dict[str, Any] = {
+        grant: dict[str, Any] = {
             "principal": _effective_principal(principal, conditions),
-            "actions": sorted(_as_list(statement["Action"])),
+            **details,
         }
         if conditions:
-            entry["conditions"] = conditions
-        entries.append(entry)
-    return entries
+            grant["conditions"] = conditions
+        grants.append(grant)
+    return grants
+
+
+def _denies_insecure_transport(statement: Mapping[str, Any]) -> bool:
+    """Whether a statement is the Deny of requests made without TLS (what ``enforceSSL``
+    writes), which the report notes per resource."""
+    secure = statement.get("Condition", {}).get("Bool", {})
+    return statement.get("Effect") == "Deny" and secure.get("aws:SecureTransport") == "false"
+
+
+def _allow_statements(
+    statements: Sequence[Mapping[str, Any]], where: str
+) -> list[Mapping[str, Any]]:
+    """The Allow statements of a policy.
+
+    ``NotAction`` and ``NotResource`` are refused: what they allow cannot be told from the
+    template, and skipping them would hide a grant.
+    """
+    allowed = []
+    for statement in statements:
+        if statement.get("Effect") != "Allow":
+            continue
+        if "NotAction" in statement or "NotResource" in statement:
+            raise AccessReportError(
+                f"{where} allows with NotAction or NotResource; the report cannot tell what it "
+                "allows"
+            )
+        allowed.append(statement)
+    return allowed
 
 
 def _effective_principal(
@@ -394,17 +431,17 @@ def _relay_edges(ctx: _StackContext, resource: Mapping[str, Any]) -> list[dict[s
 
 def _apply_policy(
     ctx: _StackContext,
-    document: Mapping[str, Any],
+    logical_id: str,
     entry: dict[str, Any],
     kinds: Mapping[str, frozenset[str]],
 ) -> None:
-    """Add an Allow statement's grants to ``entry`` by kind; note a TLS-only Deny."""
-    for statement in _as_list(ctx.resolve(document).get("Statement", [])):
-        if statement.get("Effect") == "Deny":
-            secure = statement.get("Condition", {}).get("Bool", {})
-            if secure.get("aws:SecureTransport") == "false":
-                entry["denies_insecure_transport"] = True
-            continue
+    """Add the grants of a resource policy's Allow statements to ``entry`` by kind; note a
+    TLS-only Deny."""
+    document = ctx.template["Resources"][logical_id]["Properties"]["PolicyDocument"]
+    statements = _as_list(ctx.resolve(document).get("Statement", []))
+    if any(_denies_insecure_transport(s) for s in statements):
+        entry["denies_insecure_transport"] = True
+    for statement in _allow_statements(statements, f"{ctx.name}: {logical_id}"):
         for kind, actions in kinds.items():
             entry[kind].extend(_grant_entries(statement, actions))
 
@@ -439,23 +476,13 @@ def _matches(value: str, patterns: Any) -> bool:
     )
 
 
-def _allow_statements(ctx: _StackContext, document: Any, where: str) -> list[Mapping[str, Any]]:
-    """The Allow statements of an identity policy, loosely resolved.
-
-    ``NotAction`` and ``NotResource`` are refused: what they allow on the log bucket cannot be
-    told from the template.
-    """
-    statements = []
-    for statement in _as_list(ctx.resolve(document or {}, strict=False).get("Statement", [])):
-        if statement.get("Effect") != "Allow":
-            continue
-        if "NotAction" in statement or "NotResource" in statement:
-            raise AccessReportError(
-                f"{ctx.name}: {where} allows with NotAction or NotResource; the report cannot "
-                "tell what it allows"
-            )
-        statements.append(statement)
-    return statements
+def _identity_allow_statements(
+    ctx: _StackContext, document: Any, where: str
+) -> list[Mapping[str, Any]]:
+    """The Allow statements of an identity policy, loosely resolved: only what they allow on
+    the log bucket is read."""
+    statements = _as_list(ctx.resolve(document or {}, strict=False).get("Statement", []))
+    return _allow_statements(statements, f"{ctx.name}: {where}")
 
 
 def _roles(contexts: Sequence[_StackContext]) -> dict[str, _Role]:
@@ -480,33 +507,39 @@ def _roles(contexts: Sequence[_StackContext]) -> dict[str, _Role]:
                 [],
             )
             for inline in props.get("Policies", []):
-                role.statements += _allow_statements(ctx, inline["PolicyDocument"], logical_id)
+                role.statements += _identity_allow_statements(
+                    ctx, inline["PolicyDocument"], logical_id
+                )
             roles[role.arn] = role
     for ctx in contexts:
         for logical_id, resource in ctx.template.get("Resources", {}).items():
             if resource.get("Type") not in ("AWS::IAM::Policy", "AWS::IAM::ManagedPolicy"):
                 continue
             props = resource.get("Properties", {})
-            statements = _allow_statements(ctx, props.get("PolicyDocument"), logical_id)
+            statements = _identity_allow_statements(ctx, props.get("PolicyDocument"), logical_id)
             for role_ref in props.get("Roles", []):
                 name = ctx.resolve(role_ref, strict=False)
                 arn = f"arn:{ctx.partition}:iam::{ctx.account}:role/{name}"
-                if isinstance(role_ref, Mapping) and "Ref" in role_ref:
-                    arn = ctx.role_arn(role_ref["Ref"])
                 roles.setdefault(arn, _Role(arn, ctx.name, [], [])).statements += statements
     return roles
 
 
 def _object_prefix(resource: Any, bucket: str) -> str | None:
     """The key prefix an S3 resource pattern covers in ``bucket`` (``""``: every key), or None
-    when it names no object of that bucket."""
+    when it names no object of that bucket.
+
+    IAM's ``*`` also matches ``/``, so a pattern without one (``arn:aws:s3:::*``,
+    ``arn:aws:s3:::messaging-*``) covers every object of the buckets it matches the name of.
+    """
     if resource == "*":
         return ""
     parts = resource.split(":", 5) if isinstance(resource, str) else []
     if len(parts) != 6 or parts[2] != "s3":
         return None
     bucket_pattern, slash, key_pattern = parts[5].partition("/")
-    if not slash or not fnmatchcase(bucket, bucket_pattern):
+    if not slash:
+        return "" if fnmatchcase(f"{bucket}/x", bucket_pattern) else None
+    if not fnmatchcase(bucket, bucket_pattern):
         return None
     wildcards = [i for i in (key_pattern.find("*"), key_pattern.find("?")) if i >= 0]
     return key_pattern[: min(wildcards)] if wildcards else key_pattern
@@ -540,8 +573,14 @@ def _delivery_streams(contexts: Sequence[_StackContext]) -> dict[str, dict[str, 
                 or {},
                 strict=False,
             )
+            # An ARN the template does not spell out resolves to ``<...>``: the stream is
+            # reported, its bucket unknown.
             bucket_arn = config.get("BucketARN")
-            bucket = bucket_arn.split(":::", 1)[1] if isinstance(bucket_arn, str) else None
+            bucket = (
+                bucket_arn.split(":::", 1)[1]
+                if isinstance(bucket_arn, str) and ":::" in bucket_arn
+                else None
+            )
             error_prefix = config.get("ErrorOutputPrefix")
             arn = ctx.delivery_stream_arn(logical_id)
             streams[arn] = {
@@ -579,38 +618,24 @@ def _log_bucket(
                 {"principal": {"role": role.arn}, "assumed_by": role.assumed_by, **prefixes}
             )
     for ctx in contexts:
-        resources = ctx.template.get("Resources", {})
-        for logical_id, resource in resources.items():
+        for logical_id, resource in ctx.template.get("Resources", {}).items():
+            props = resource.get("Properties", {})
             if resource.get("Type") == "AWS::S3::Bucket" and ctx.bucket_arn(logical_id).endswith(
                 f":::{name}"
             ):
                 entry["stack"] = ctx.name
-        for resource in resources.values():
-            props = resource.get("Properties", {})
             if resource.get("Type") != "AWS::S3::BucketPolicy":
                 continue
             if ctx.resolve(props.get("Bucket"), strict=False) != name:
                 continue
             document = ctx.resolve(props.get("PolicyDocument", {}))
-            for statement in _as_list(document.get("Statement", [])):
-                if statement.get("Effect") == "Deny":
-                    secure = statement.get("Condition", {}).get("Bool", {})
-                    if secure.get("aws:SecureTransport") == "false":
-                        entry["denies_insecure_transport"] = True
-                    continue
+            statements = _as_list(document.get("Statement", []))
+            if any(_denies_insecure_transport(s) for s in statements):
+                entry["denies_insecure_transport"] = True
+            for statement in _allow_statements(statements, f"{ctx.name}: {logical_id}"):
                 prefixes = _prefix_access([statement], name)
-                if not any(prefixes.values()):
-                    continue
-                conditions = statement.get("Condition", {})
-                for principal in _principals(statement.get("Principal", {})):
-                    grant = {
-                        "principal": _effective_principal(principal, conditions),
-                        "assumed_by": [],
-                        **prefixes,
-                    }
-                    if conditions:
-                        grant["conditions"] = conditions
-                    entry["access"].append(grant)
+                if any(prefixes.values()):
+                    entry["access"] += _principal_grants(statement, {"assumed_by": [], **prefixes})
     return entry
 
 
@@ -640,8 +665,9 @@ def _destination_entry(
         "owner": ctx.account,
         "admits": [
             grant
-            for statement in _as_list(policy.get("Statement", []))
-            if statement.get("Effect") == "Allow"
+            for statement in _allow_statements(
+                _as_list(policy.get("Statement", [])), f"{ctx.name}: {logical_id}"
+            )
             for grant in _grant_entries(statement, SUBSCRIBE_TO_DESTINATION_ACTIONS)
         ],
         "role": role_arn,
@@ -653,16 +679,22 @@ def _destination_entry(
     }
 
 
-def _admits(destination: Mapping[str, Any], account: str) -> bool:
+def _admits(destination: Mapping[str, Any], account: str) -> bool | None:
     """Whether a log group of ``account`` may subscribe to the destination: its owner account
-    may (by IAM), others only if named in its policy or admitted unconditionally."""
+    may (by IAM), others only if named in its policy or admitted unconditionally. None (unknown)
+    where the policy admits an organization otherwise: the templates do not tell its members."""
     if account == destination["owner"]:
         return True
-    return any(
+    grants = destination["admits"]
+    if any(
         grant["principal"] == {"account": account}
         or (grant["principal"] == {"any": "*"} and not grant.get("conditions"))
-        for grant in destination["admits"]
-    )
+        for grant in grants
+    ):
+        return True
+    if any("organization" in grant["principal"] for grant in grants):
+        return None
+    return False
 
 
 def _subscription_filter_entry(
@@ -690,6 +722,10 @@ def _delivery_logs(contexts: Sequence[_StackContext]) -> dict[str, Any]:
     roles = _roles(contexts)
     streams = _delivery_streams(contexts)
     for stream in streams.values():
+        if stream["bucket"] is None:
+            # Into a bucket the template does not name, whether the role may write is unknown.
+            stream["role_may_write"] = None
+            continue
         # An object under the prefix as written: a grant on the static part with a trailing
         # ``*`` covers the ``!{...}`` expressions Firehose fills in; a narrower one does not.
         role = roles.get(stream["role"])
@@ -746,18 +782,14 @@ def build_report(assembly_dir: str | Path) -> dict[str, Any]:
                 subscriptions.append(_subscription_entry(ctx, resource))
             elif resource.get("Type") == "AWS::Lambda::Function":
                 relays.extend(_relay_edges(ctx, resource))
-        for resource in resources.values():
+        for logical_id, resource in resources.items():
             props = resource.get("Properties", {})
             if resource.get("Type") == "AWS::SQS::QueuePolicy":
                 for ref in props["Queues"]:
-                    _apply_policy(
-                        ctx, props["PolicyDocument"], by_logical_id[ref["Ref"]], queue_kinds
-                    )
+                    _apply_policy(ctx, logical_id, by_logical_id[ref["Ref"]], queue_kinds)
             elif resource.get("Type") == "AWS::SNS::TopicPolicy":
                 for ref in props["Topics"]:
-                    _apply_policy(
-                        ctx, props["PolicyDocument"], by_logical_id[ref["Ref"]], topic_kinds
-                    )
+                    _apply_policy(ctx, logical_id, by_logical_id[ref["Ref"]], topic_kinds)
     return {
         "queues": [queues[arn] for arn in sorted(queues)],
         "topics": [topics[arn] for arn in sorted(topics)],
@@ -968,10 +1000,18 @@ def _header(entry: Mapping[str, Any]) -> str:
     )
 
 
-def _yes_no(value: bool | None, unknown: str = "unknown") -> str:
+def _yes_no(value: bool | None) -> str:
     if value is None:
-        return unknown
+        return "unknown"
     return "yes" if value else "NO"
+
+
+def _admission(subscription_filter: Mapping[str, Any]) -> str:
+    """Whether the destination admits the log group; unknown both where the destination is
+    outside the assembly and where it admits an organization, so the two are told apart."""
+    if not subscription_filter["destination_in_assembly"]:
+        return "destination not in the assembly"
+    return _yes_no(subscription_filter["admitted"])
 
 
 def _prefixes(prefixes: Sequence[str]) -> str:
@@ -997,7 +1037,7 @@ def _delivery_logs_markdown(logs: Mapping[str, Any]) -> list[str]:
     ]
     lines += [
         f"| `{f['log_group']}` | {f['account']} | `{f['destination']}` | "
-        f"{_yes_no(f['admitted'], 'destination not in the assembly')} | {f['stack']} |"
+        f"{_admission(f)} | {f['stack']} |"
         for f in logs["subscription_filters"]
     ]
     lines += [

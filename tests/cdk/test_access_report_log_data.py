@@ -148,23 +148,9 @@ def test_a_firehose_role_that_may_not_write_its_prefix_is_flagged(
 def test_a_bucket_policy_grant_shows_as_a_reader_of_its_prefix(
     example_assembly: Path, tmp_path: Path
 ) -> None:
-    def let_an_auditor_read_reports(template: Template) -> None:
-        (policy,) = [
-            p
-            for p in _resources(template, "AWS::S3::BucketPolicy")
-            if template["Resources"][p["Properties"]["Bucket"]["Ref"]]["Properties"].get(
-                "BucketName"
-            )
-            == LOG_BUCKET
-        ]
-        policy["Properties"]["PolicyDocument"]["Statement"].append(
-            {
-                "Action": "s3:GetObject",
-                "Effect": "Allow",
-                "Principal": {"AWS": "arn:aws:iam::444444444444:root"},
-                "Resource": f"arn:aws:s3:::{LOG_BUCKET}/reports/*",
-            }
-        )
+    let_an_auditor_read_reports = _allow_in_the_log_bucket_policy(
+        f"arn:aws:s3:::{LOG_BUCKET}/reports/*"
+    )
 
     report = access_report.build_report(
         _edited_copy(example_assembly, tmp_path, let_an_auditor_read_reports)
@@ -175,6 +161,140 @@ def test_a_bucket_policy_grant_shows_as_a_reader_of_its_prefix(
     assert "| account `444444444444` | - | `reports/` | - | - | none |" in (
         access_report.to_markdown(report)
     )
+
+
+@pytest.mark.parametrize("resource", ["arn:aws:s3:::*", "arn:aws:s3:::messaging-*"])
+def test_a_bucket_pattern_without_a_key_covers_every_key_of_the_buckets_it_matches(
+    example_assembly: Path, tmp_path: Path, resource: str
+) -> None:
+    report = access_report.build_report(
+        _edited_copy(example_assembly, tmp_path, _allow_in_the_log_bucket_policy(resource))
+    )
+    assert ("read", "444444444444", f"s3://{LOG_BUCKET}/") in (
+        access_report.actual_log_data_edges(report)
+    )
+    assert "| account `444444444444` | - | `(every key)` | - | - | none |" in (
+        access_report.to_markdown(report)
+    )
+
+
+def test_a_grant_on_the_bucket_itself_covers_no_key(example_assembly: Path, tmp_path: Path) -> None:
+    report = access_report.build_report(
+        _edited_copy(
+            example_assembly,
+            tmp_path,
+            _allow_in_the_log_bucket_policy(f"arn:aws:s3:::{LOG_BUCKET}"),
+        )
+    )
+    edges = access_report.actual_log_data_edges(report)
+    assert not {e for e in edges if e[1] == "444444444444"}
+
+
+@pytest.mark.parametrize("negation", ["NotAction", "NotResource"])
+def test_a_bucket_policy_allowing_with_a_negation_is_refused(
+    example_assembly: Path, tmp_path: Path, negation: str
+) -> None:
+    def allow_with_a_negation(template: Template) -> None:
+        _allow_in_the_log_bucket_policy(f"arn:aws:s3:::{LOG_BUCKET}/reports/*")(template)
+        statement = _log_bucket_policy(template)["Properties"]["PolicyDocument"]["Statement"][-1]
+        positive = negation.removeprefix("Not")
+        statement[negation] = statement.pop(positive)
+
+    assembly = _edited_copy(example_assembly, tmp_path, allow_with_a_negation)
+    with pytest.raises(access_report.AccessReportError, match=negation):
+        access_report.build_report(assembly)
+
+
+def test_a_destination_policy_allowing_with_not_action_is_refused(
+    example_assembly: Path, tmp_path: Path
+) -> None:
+    def admit_with_not_action(template: Template) -> None:
+        statement = {
+            "NotAction": "logs:DeleteDestination",
+            "Effect": "Allow",
+            "Principal": {"AWS": "222222222222"},
+            "Resource": DESTINATION,
+        }
+        _set_destination_policy(template, statement)
+
+    assembly = _edited_copy(example_assembly, tmp_path, admit_with_not_action)
+    with pytest.raises(access_report.AccessReportError, match="NotAction"):
+        access_report.build_report(assembly)
+
+
+def test_a_stream_into_a_bucket_the_template_does_not_name_is_reported_with_an_unknown_bucket(
+    example_assembly: Path, tmp_path: Path
+) -> None:
+    def import_the_bucket_arn(template: Template) -> None:
+        (stream,) = _resources(template, "AWS::KinesisFirehose::DeliveryStream")
+        configuration = stream["Properties"]["ExtendedS3DestinationConfiguration"]
+        configuration["BucketARN"] = {"Fn::ImportValue": "LogBucketArn"}
+
+    report = access_report.build_report(
+        _edited_copy(example_assembly, tmp_path, import_the_bucket_arn)
+    )
+    logs = report["delivery_logs"]
+    (stream,) = logs["streams"]
+    assert (stream["bucket"], stream["location"], stream["role_may_write"]) == (None, None, None)
+    assert logs["buckets"] == []
+    (destination,) = logs["destinations"]
+    assert ("delivers", DESTINATION, stream["stream"]) in (
+        access_report.actual_log_data_edges(report)
+    )
+    assert destination["location"] is None
+    assert f"| `{stream['role']}` | unknown |" in access_report.to_markdown(report)
+
+
+def test_a_destination_admitting_an_organization_leaves_admission_unknown(
+    example_assembly: Path, tmp_path: Path
+) -> None:
+    def admit_an_organization(template: Template) -> None:
+        statement = {
+            "Action": "logs:PutSubscriptionFilter",
+            "Condition": {"StringEquals": {"aws:PrincipalOrgID": "o-a1b2c3d4e5"}},
+            "Effect": "Allow",
+            "Principal": {"AWS": "*"},
+            "Resource": DESTINATION,
+        }
+        _set_destination_policy(template, statement)
+
+    report = access_report.build_report(
+        _edited_copy(example_assembly, tmp_path, admit_an_organization)
+    )
+    filters = report["delivery_logs"]["subscription_filters"]
+    assert {(f["destination_in_assembly"], f["admitted"]) for f in filters} == {(True, None)}
+    assert f"`{DESTINATION}` | unknown | Messaging-Billing |" in access_report.to_markdown(report)
+
+
+def _log_bucket_policy(template: Template) -> dict[str, Any]:
+    (policy,) = [
+        p
+        for p in _resources(template, "AWS::S3::BucketPolicy")
+        if template["Resources"][p["Properties"]["Bucket"]["Ref"]]["Properties"].get("BucketName")
+        == LOG_BUCKET
+    ]
+    return policy
+
+
+def _allow_in_the_log_bucket_policy(resource: str) -> Callable[[Template], None]:
+    """An edit letting account 444444444444 read ``resource`` by the log bucket's policy."""
+
+    def allow(template: Template) -> None:
+        _log_bucket_policy(template)["Properties"]["PolicyDocument"]["Statement"].append(
+            {
+                "Action": "s3:GetObject",
+                "Effect": "Allow",
+                "Principal": {"AWS": "arn:aws:iam::444444444444:root"},
+                "Resource": resource,
+            }
+        )
+
+    return allow
+
+
+def _set_destination_policy(template: Template, statement: dict[str, Any]) -> None:
+    (destination,) = _resources(template, "AWS::Logs::Destination")
+    destination["Properties"]["DestinationPolicy"] = json.dumps({"Statement": [statement]})
 
 
 def _resources(template: Template, resource_type: str) -> list[dict[str, Any]]:
