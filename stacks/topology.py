@@ -243,6 +243,13 @@ class Topology:
             (t, s) for t in self.topics for s in t.subscriptions if s.endpoint == endpoint.name
         )
 
+    def subscription_target(self, subscription: TopicSubscription) -> str:
+        """What the subscription delivers to, as SNS names it: the queue's ARN, the URL or the
+        function's ARN."""
+        if subscription.endpoint is not None:
+            return self.queue_arn(self.endpoint(subscription.endpoint))
+        return subscription.url or subscription.function_arn or ""
+
     def sender_organizations(self, receiver: Endpoint) -> tuple[str, ...]:
         """Organization ids whose every principal may send to ``receiver``."""
         return tuple(

@@ -103,11 +103,22 @@ def write_jsonl(
             )
 
 
+def hourly_folder(moment: datetime) -> str:
+    """Firehose's default S3 prefix: ``YYYY/MM/dd/HH`` of the object's first record."""
+    return f"{moment:%Y/%m/%d/%H}"
+
+
 def write_firehose(
-    events: Sequence[LogEvent], out: Path, rng: random.Random, object_bytes: int
-) -> None:
+    events: Sequence[LogEvent],
+    out: Path,
+    rng: random.Random,
+    object_bytes: int,
+    folder: Callable[[datetime], str] = hourly_folder,
+) -> list[Path]:
+    """Write the objects under ``out``, each in the folder ``folder`` names for the moment of
+    its first record (a delivery stream's custom prefix is another folder); returns them."""
     ordered = sorted(events, key=lambda e: e.timestamp_ms)
-    writer = _FirehoseObjects(out, rng, object_bytes)
+    writer = _FirehoseObjects(out, rng, object_bytes, folder)
     pending: dict[tuple[str, str], list[LogEvent]] = defaultdict(list)
     seen_groups: set[str] = set()
     for event in ordered:
@@ -122,6 +133,7 @@ def write_firehose(
         batch = pending[key]
         writer.add(_data_envelope(batch, rng), batch[-1].timestamp_ms)
     writer.close()
+    return writer.written
 
 
 def write_filter_log_events(events: Sequence[LogEvent], out: Path, rng: random.Random) -> None:
@@ -154,7 +166,7 @@ def write_filter_log_events(events: Sequence[LogEvent], out: Path, rng: random.R
             (folder / f"page-{index:05d}.json").write_text(json.dumps(body, indent=4) + "\n")
 
 
-WRITERS: dict[str, Callable[[Sequence[LogEvent], Path, random.Random, int], None]] = {
+WRITERS: dict[str, Callable[[Sequence[LogEvent], Path, random.Random, int], object]] = {
     "export": write_export,
     "firehose": write_firehose,
     "filter-log-events": lambda events, out, rng, _: write_filter_log_events(events, out, rng),
@@ -165,10 +177,18 @@ WRITERS: dict[str, Callable[[Sequence[LogEvent], Path, random.Random, int], None
 class _FirehoseObjects:
     """Appends gzip members to the current object; starts a new one past the buffer size."""
 
-    def __init__(self, out: Path, rng: random.Random, object_bytes: int) -> None:
+    def __init__(
+        self,
+        out: Path,
+        rng: random.Random,
+        object_bytes: int,
+        folder: Callable[[datetime], str],
+    ) -> None:
         self._out = out
         self._rng = rng
         self._limit = object_bytes
+        self._folder = folder
+        self.written: list[Path] = []
         self._members: list[bytes] = []
         self._size = 0
         self._first_ms = 0
@@ -188,10 +208,11 @@ class _FirehoseObjects:
         if not self._members:
             return
         moment = datetime.fromtimestamp(self._first_ms / 1000, UTC)
-        folder = self._out / f"{moment:%Y/%m/%d/%H}"
+        folder = self._out / self._folder(moment)
         folder.mkdir(parents=True, exist_ok=True)
         name = f"{FIREHOSE_STREAM}-1-{moment:%Y-%m-%d-%H-%M-%S}-{uuid.UUID(int=self._rng.getrandbits(128), version=4)}"
         (folder / name).write_bytes(b"".join(self._members))
+        self.written.append(folder / name)
         self._members = []
         self._size = 0
 
