@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import random
 import shutil
+import subprocess
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -158,8 +159,8 @@ def sample_topology(topology: Topology) -> sample.Topology:
         sample.Topic(
             arn=topology.topic_arn(topic),
             subscriptions=tuple(
-                _sample_subscription(topology, topic, index, subscription)
-                for index, subscription in enumerate(topic.subscriptions)
+                _sample_subscription(topology, topic, subscription)
+                for subscription in topic.subscriptions
             ),
             success_sample_rate=topic.success_sample_rate,
         )
@@ -175,27 +176,17 @@ def sample_topology(topology: Topology) -> sample.Topology:
 
 
 def _sample_subscription(
-    topology: Topology, topic: Topic, index: int, subscription: TopicSubscription
+    topology: Topology, topic: Topic, subscription: TopicSubscription
 ) -> sample.Subscription:
-    protocol = SAMPLE_PROTOCOL.get(subscription.protocol)
-    if protocol is None:
-        position = topology.topics.index(topic)
-        raise DeliveryLogsError(
-            f"{topology.source}: topology.topics[{position}].subscriptions[{index}].protocol: "
-            f"no delivery logs are modelled for {subscription.protocol!r}; use one of "
-            f"{sorted(SAMPLE_PROTOCOL)}"
-        )
+    """The subscription as the generator logs it; the topology's parser admits only the
+    protocols :data:`SAMPLE_PROTOCOL` names."""
+    profile = FAILURE_PROFILES[subscription.protocol]
     if subscription.endpoint is not None:
-        queue = topology.endpoint(subscription.endpoint)
-        target = topology.queue_arn(queue)
-        cross_account = queue.account != topic.account
+        cross_account = topology.endpoint(subscription.endpoint).account != topic.account
         profile = CROSS_ACCOUNT_SQS if cross_account else FAILURE_PROFILES["sqs"]
-    else:
-        target = subscription.url or subscription.function_arn or ""
-        profile = FAILURE_PROFILES[subscription.protocol]
     return sample.Subscription(
-        protocol,
-        target,
+        SAMPLE_PROTOCOL[subscription.protocol],
+        topology.subscription_target(subscription),
         failures=dict(profile.failures),
         retried_success_rate=profile.retried_success_rate,
         http_4xx_success_rate=profile.http_4xx_success_rate,
@@ -220,18 +211,13 @@ def write_day(
     data = generate(
         records, seed, topology=sample_topology(topology), start=start, hours=PUBLISHING_HOURS
     )
-    staging = local_bucket / ".firehose-staging"
-    shutil.rmtree(staging, ignore_errors=True)
-    write_firehose(data.events, staging, random.Random(seed), FIREHOSE_BUFFER_BYTES)
-    objects = []
-    for written in sorted(p for p in staging.rglob("*") if p.is_file()):
-        # The writer files objects under yyyy/MM/dd/HH/; the bucket's prefix has no hour.
-        arrival = date(*(int(part) for part in written.relative_to(staging).parts[:3]))
-        target = local_bucket / bucket_layout.day_prefix(arrival) / written.name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        written.replace(target)
-        objects.append(target)
-    shutil.rmtree(staging)
+    objects = write_firehose(
+        data.events,
+        local_bucket,
+        random.Random(seed),
+        FIREHOSE_BUFFER_BYTES,
+        folder=lambda arrival: bucket_layout.day_prefix(arrival.date()),
+    )
     return len(data.events), objects
 
 
@@ -272,27 +258,48 @@ def run_job(logs: Path, output: Path, spark: SparkSession | None = None) -> job.
         return job.run(active, config)
     started_jvm = SparkContext._gateway is None
     session = job.build_session("local[*]", None, SPARK_APP_NAME)
-    session.sparkContext.setLogLevel("ERROR")
     try:
-        return job.run(session, config)
-    finally:
+        session.sparkContext.setLogLevel("ERROR")
+        result = job.run(session, config)
+    except BaseException as failure:
+        # The job's own error is the one to report; a failing clean-up only adds to it.
+        try:
+            _stop(session, started_jvm)
+        except Exception as cleanup:
+            failure.add_note(f"stopping Spark afterwards failed too: {cleanup!r}")
+        raise
+    _stop(session, started_jvm)
+    return result
+
+
+def _stop(session: SparkSession, shut_down_jvm: bool) -> None:
+    """Stop the session, and the JVM even when stopping the session failed."""
+    try:
         session.stop()
-        if started_jvm:
+    finally:
+        if shut_down_jvm:
             _shut_down_jvm()
 
 
 def _shut_down_jvm() -> None:
-    """Close the gateway PySpark launched; the JVM exits when its standard input closes."""
+    """Close the gateway PySpark launched; the JVM exits when its standard input closes, and
+    is killed when it does not within :data:`JVM_EXIT_SECONDS`."""
     gateway = SparkContext._gateway
     if gateway is None:
         return
-    gateway.shutdown()
-    process = getattr(gateway, "proc", None)
-    if process is not None:
-        process.stdin.close()
-        process.wait(timeout=JVM_EXIT_SECONDS)
-    SparkContext._gateway = None
-    SparkContext._jvm = None
+    try:
+        gateway.shutdown()
+    finally:
+        process = getattr(gateway, "proc", None)
+        SparkContext._gateway = None
+        SparkContext._jvm = None
+        if process is not None:
+            process.stdin.close()
+            try:
+                process.wait(timeout=JVM_EXIT_SECONDS)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
 
 
 def run_delivery_logs(

@@ -47,8 +47,11 @@ from typing import Any
 import boto3
 
 from local_aws.accounts import MOTO_ACCOUNT_HEADER, AccountCredentials
+from runtime.transport_address import parse_queue_arn
 
 RUNTIME_PACKAGE = "runtime"
+MAX_WARNING_LINES = 10
+WARNING_LEVELS = frozenset({"WARNING", "ERROR", "CRITICAL"})
 DEFAULT_MAX_ROUNDS = 20
 MAX_SQS_BATCH = 10
 LAMBDA_RECORD_ATTRIBUTES = (
@@ -97,12 +100,6 @@ class SqsMapping:
     memory_mb: int
     credentials: AccountCredentials
 
-    @property
-    def queue_url_path(self) -> str:
-        """``<account>/<queue name>``: the part of the queue URL that names the queue."""
-        parts = self.queue_arn.split(":")
-        return f"{parts[4]}/{parts[5]}"
-
 
 @dataclass(frozen=True)
 class Invocation:
@@ -114,6 +111,8 @@ class Invocation:
     deleted: int = 0
     error: str | None = None
     log_lines: tuple[str, ...] = ()
+    undeleted: tuple[str, ...] = ()
+    """Messages the handler was done with whose deletion SQS refused (they come back)."""
 
 
 @dataclass(frozen=True)
@@ -131,17 +130,35 @@ class PumpResult:
     @property
     def kept(self) -> tuple[tuple[str, str], ...]:
         """``(queue ARN, message id)`` of every message left for redelivery: reported failed,
-        or in a batch whose handler raised."""
+        in a batch whose handler raised, or not deleted because SQS refused."""
         kept: list[tuple[str, str]] = []
         for invocation in self.invocations:
             ids = invocation.received if invocation.error else invocation.failed
-            kept.extend((invocation.mapping.queue_arn, message_id) for message_id in ids)
+            kept.extend(
+                (invocation.mapping.queue_arn, message_id)
+                for message_id in (*ids, *invocation.undeleted)
+            )
         return tuple(kept)
 
     @property
     def errors(self) -> tuple[str, ...]:
         """``<function>: <error>`` for every invocation whose handler raised."""
         return tuple(f"{i.mapping.function_name}: {i.error}" for i in self.invocations if i.error)
+
+    def warning_lines(self, limit: int = MAX_WARNING_LINES) -> tuple[str, ...]:
+        """``<function>: <line>`` for the functions' log lines at WARNING or above, and lines
+        that are not JSON log records (a traceback, a bare print), at most ``limit`` of them
+        and a last one counting the rest: why a message was refused or dead-lettered is in
+        these lines, while the INFO ones only count messages."""
+        lines = [
+            f"{i.mapping.function_name}: {line}"
+            for i in self.invocations
+            for line in i.log_lines
+            if _is_warning(line)
+        ]
+        if len(lines) <= limit:
+            return tuple(lines)
+        return (*lines[:limit], f"... and {len(lines) - limit} more line(s)")
 
 
 @dataclass(frozen=True)
@@ -354,7 +371,7 @@ class LambdaPoller:
         self.accounts = tuple(accounts)
         self.endpoint_url = endpoint_url
         self._sessions: dict[str, boto3.session.Session] = {}
-        self._sqs: dict[str, Any] = {}
+        self._clients: dict[tuple[str, str], Any] = {}
         self._handlers: dict[str, Handler] = {}
         self._mappings: tuple[SqsMapping, ...] | None = None
 
@@ -374,8 +391,8 @@ class LambdaPoller:
 
     def poll(self, mapping: SqsMapping) -> Invocation:
         """One receive-invoke-delete cycle of ``mapping``; nothing happens on an empty queue."""
-        sqs = self.sqs_client(mapping.credentials)
-        url = f"{self.endpoint_url}/{mapping.queue_url_path}"
+        sqs = self.client(mapping.credentials, "sqs")
+        url = self.queue_url(mapping.queue_arn)
         messages: list[dict[str, Any]] = sqs.receive_message(
             QueueUrl=url,
             MaxNumberOfMessages=mapping.batch_size,
@@ -395,15 +412,28 @@ class LambdaPoller:
             _reported_failures(response, received) if mapping.reports_batch_item_failures else ()
         )
         done = [m for m in messages if m["MessageId"] not in failed]
+        undeleted: list[str] = []
         for start in range(0, len(done), MAX_SQS_BATCH):
-            sqs.delete_message_batch(
+            batch = done[start : start + MAX_SQS_BATCH]
+            answer = sqs.delete_message_batch(
                 QueueUrl=url,
                 Entries=[
                     {"Id": str(index), "ReceiptHandle": m["ReceiptHandle"]}
-                    for index, m in enumerate(done[start : start + MAX_SQS_BATCH])
+                    for index, m in enumerate(batch)
                 ],
             )
-        return Invocation(mapping, received, failed, len(done), log_lines=log_lines)
+            # A refused entry leaves its message in the queue, to be received again.
+            undeleted.extend(
+                batch[int(entry["Id"])]["MessageId"] for entry in answer.get("Failed", [])
+            )
+        return Invocation(
+            mapping,
+            received,
+            failed,
+            len(done) - len(undeleted),
+            log_lines=log_lines,
+            undeleted=tuple(undeleted),
+        )
 
     def pump(self, max_rounds: int = DEFAULT_MAX_ROUNDS) -> PumpResult:
         """Poll every mapping, round after round, until a round finds every queue empty.
@@ -434,8 +464,8 @@ class LambdaPoller:
         """Visible messages per mapped queue that has any."""
         waiting: dict[str, int] = {}
         for mapping in mappings:
-            attributes = self.sqs_client(mapping.credentials).get_queue_attributes(
-                QueueUrl=f"{self.endpoint_url}/{mapping.queue_url_path}",
+            attributes = self.client(mapping.credentials, "sqs").get_queue_attributes(
+                QueueUrl=self.queue_url(mapping.queue_arn),
                 AttributeNames=["ApproximateNumberOfMessages"],
             )["Attributes"]
             count = int(attributes.get("ApproximateNumberOfMessages", "0"))
@@ -488,15 +518,30 @@ class LambdaPoller:
             session = self._sessions[credentials.account_id] = routed_session(credentials)
         return session
 
-    def sqs_client(self, credentials: AccountCredentials) -> Any:
-        """An SQS client acting as the account that reaches queues of other accounts by URL
-        (kept: creating a boto3 client costs tens of milliseconds)."""
-        client = self._sqs.get(credentials.account_id)
+    def client(self, credentials: AccountCredentials, service: str) -> Any:
+        """A client of ``service`` acting as the account, whose SQS calls reach queues of
+        other accounts by URL (kept: creating a boto3 client costs tens of milliseconds)."""
+        key = (credentials.account_id, service)
+        client = self._clients.get(key)
         if client is None:
-            client = self._sqs[credentials.account_id] = self._session(credentials).client(
-                "sqs", endpoint_url=self.endpoint_url
+            client = self._clients[key] = self._session(credentials).client(
+                service, endpoint_url=self.endpoint_url
             )
         return client
+
+    def queue_url(self, queue_arn: str) -> str:
+        """The URL the local AWS serves the queue at: ``<endpoint>/<account>/<queue name>``."""
+        arn = parse_queue_arn(queue_arn)
+        return f"{self.endpoint_url}/{arn.account}/{arn.name}"
+
+
+def _is_warning(line: str) -> bool:
+    """Whether a log line is at WARNING or above, or is not a JSON log record at all."""
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return bool(line.strip())
+    return not isinstance(record, dict) or record.get("level") in WARNING_LEVELS
 
 
 def _reported_failures(response: Any, received: Sequence[str]) -> tuple[str, ...]:

@@ -25,11 +25,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from local_aws.accounts import AccountCredentials
-from local_aws.lambda_poller import DEFAULT_MAX_ROUNDS, LambdaPoller
+from local_aws.lambda_poller import DEFAULT_MAX_ROUNDS, LambdaPoller, PumpLimitError, PumpResult
 from runtime.arn_header import ARN_HEADER, decode
 from runtime.nsb_message import HEADERS_ATTRIBUTE, MessageFormatError, read_headers
+from runtime.transport_address import parse_queue_arn
 from stacks.topology import Endpoint, Topology
-from stacks.topology_topics import Topic, TopicSubscription
+from stacks.topology_topics import Topic
 
 DEFAULT_MAX_POLLS = 5
 POLL_WAIT_SECONDS = 1
@@ -143,9 +144,7 @@ def run_traffic(
         max_rounds=max_rounds,
     )
     chosen = _topic(topology, topic)
-    publication = (
-        None if chosen is None else publish(topology, accounts, endpoint_url, chosen, max_polls)
-    )
+    publication = None if chosen is None else publish(topology, accounts, poller, chosen, max_polls)
     return TrafficResult(request, reply, publication)
 
 
@@ -202,7 +201,7 @@ def request_and_reply(
         source=target,
         target=source,
         # The bridge's way back: the shadow queue named like the reply-to queue, here.
-        via=topology.sqs_arn(target.account, reply_to.split(":")[-1]),
+        via=topology.sqs_arn(target.account, parse_queue_arn(reply_to).name),
         message={
             "MessageBody": json.dumps({"conversation": request_id, "answer": "done"}),
             "MessageAttributes": {
@@ -236,33 +235,40 @@ class _Bridge:
     ) -> tuple[Leg, dict[str, str]]:
         """Send ``message`` as ``source`` to the queue ``via``, pump the relays, receive it on
         ``target``'s queue and check its headers; returns the leg and the headers on arrival."""
-        endpoint_url = self.poller.endpoint_url
         message_id = headers["NServiceBus.MessageId"]
         started = time.perf_counter()
         try:
-            self.sqs(source, part).send_message(QueueUrl=_url(endpoint_url, via), **message)
+            self.sqs(source, part).send_message(QueueUrl=self.poller.queue_url(via), **message)
         except Exception as error:
             raise TrafficError(
                 f"{part}: sending to {via} as {source.name} failed: {error}"
             ) from error
-        pumped = self.poller.pump(self.max_rounds)
+        try:
+            pumped = self.poller.pump(self.max_rounds)
+        except PumpLimitError as error:
+            raise TrafficError(f"{part}: the relays did not come to rest: {error}") from error
         if pumped.errors or pumped.kept:
             raise TrafficError(
-                f"{part}: the relays did not pass every message on: errors "
-                f"{list(pumped.errors)}, left for redelivery {list(pumped.kept)}; see the "
-                "functions' log lines"
+                _with_warnings(
+                    f"{part}: the relays did not pass every message on: errors "
+                    f"{list(pumped.errors)}, left for redelivery {list(pumped.kept)}",
+                    pumped,
+                )
             )
         target_arn = self.topology.queue_arn(target)
         received = _receive_where(
             self.sqs(target, part),
-            _url(endpoint_url, target_arn),
+            self.poller.queue_url(target_arn),
             lambda m: _message_id(m) == message_id,
             self.max_polls,
         )
         if received is None:
             raise TrafficError(
-                f"{part} {message_id} did not reach queue {target_arn} after "
-                f"{self.max_polls} polls (the relays handled {pumped.received} message(s))"
+                _with_warnings(
+                    f"{part} {message_id} did not reach queue {target_arn} after "
+                    f"{self.max_polls} polls (the relays handled {pumped.received} message(s))",
+                    pumped,
+                )
             )
         elapsed_ms = (time.perf_counter() - started) * 1000
         arrived = read_headers(received)
@@ -272,7 +278,16 @@ class _Bridge:
 
     def sqs(self, endpoint: Endpoint, part: str) -> Any:
         """An SQS client acting as the endpoint's account."""
-        return self.poller.sqs_client(_credentials(self.accounts, endpoint.account, part))
+        return self.poller.client(_credentials(self.accounts, endpoint.account, part), "sqs")
+
+
+def _with_warnings(text: str, pumped: PumpResult) -> str:
+    """``text`` followed by the relays' warnings and errors, which say why a message was
+    refused, dead-lettered or kept (a relay reports them only in its log)."""
+    lines = pumped.warning_lines()
+    if not lines:
+        return f"{text}; the functions logged no warnings or errors"
+    return f"{text}; the functions logged:\n  " + "\n  ".join(lines)
 
 
 def _check_headers(
@@ -309,37 +324,35 @@ def _check_headers(
 def publish(
     topology: Topology,
     accounts: Mapping[str, AccountCredentials],
-    endpoint_url: str,
+    poller: LambdaPoller,
     topic: Topic,
     max_polls: int = DEFAULT_MAX_POLLS,
 ) -> Publication:
     """Publish to ``topic`` as its account and report, per subscription of the topology,
-    whether the local AWS holds it and whether its queue received the message."""
+    whether the local AWS holds it and whether its queue received the message.
+
+    The clients are the ``poller``'s, kept for the run."""
     topic_arn = topology.topic_arn(topic)
     started = time.perf_counter()
     token = str(uuid.uuid4())
-    sns = (
-        _credentials(accounts, topic.account, "publish")
-        .session()
-        .client("sns", endpoint_url=endpoint_url)
-    )
+    sns = poller.client(_credentials(accounts, topic.account, "publish"), "sns")
     try:
         message_id: str = sns.publish(
             TopicArn=topic_arn, Message=json.dumps({"publication": token})
         )["MessageId"]
     except Exception as error:
         raise TrafficError(f"publish: publishing to {topic_arn} failed: {error}") from error
-    existing = _subscriptions_in_local_aws(topology, accounts, endpoint_url, topic, topic_arn)
+    existing = _subscriptions_in_local_aws(topology, accounts, poller, topic, topic_arn)
     outcomes = []
     for subscription in topic.subscriptions:
-        target = _subscription_target(topology, subscription)
+        target = topology.subscription_target(subscription)
         present = (subscription.protocol, target) in existing
         delivered: bool | None = None
         if subscription.protocol == "sqs" and subscription.endpoint is not None:
             endpoint = topology.endpoint(subscription.endpoint)
             found = _receive_where(
-                _sqs(accounts, endpoint.account, endpoint_url, "publish"),
-                _url(endpoint_url, target),
+                poller.client(_credentials(accounts, endpoint.account, "publish"), "sqs"),
+                poller.queue_url(target),
                 lambda m: token in m["Body"],
                 max_polls if present else 1,
             )
@@ -377,7 +390,7 @@ def _note(present: bool, delivered: bool | None, max_polls: int) -> str:
 def _subscriptions_in_local_aws(
     topology: Topology,
     accounts: Mapping[str, AccountCredentials],
-    endpoint_url: str,
+    poller: LambdaPoller,
     topic: Topic,
     topic_arn: str,
 ) -> set[tuple[str, str]]:
@@ -390,7 +403,7 @@ def _subscriptions_in_local_aws(
     for owner in sorted(owners):
         if owner not in accounts:
             continue
-        sns = accounts[owner].session().client("sns", endpoint_url=endpoint_url)
+        sns = poller.client(accounts[owner], "sns")
         for page in sns.get_paginator("list_subscriptions").paginate():
             found.update(
                 (s["Protocol"], s["Endpoint"])
@@ -398,12 +411,6 @@ def _subscriptions_in_local_aws(
                 if s["TopicArn"] == topic_arn
             )
     return found
-
-
-def _subscription_target(topology: Topology, subscription: TopicSubscription) -> str:
-    if subscription.endpoint is not None:
-        return topology.queue_arn(topology.endpoint(subscription.endpoint))
-    return subscription.url or subscription.function_arn or ""
 
 
 def _relay_pair(
@@ -450,17 +457,6 @@ def _credentials(
             f"them), have {sorted(accounts)}"
         )
     return accounts[account]
-
-
-def _sqs(
-    accounts: Mapping[str, AccountCredentials], account: str, endpoint_url: str, part: str
-) -> Any:
-    return _credentials(accounts, account, part).session().client("sqs", endpoint_url=endpoint_url)
-
-
-def _url(endpoint_url: str, queue_arn: str) -> str:
-    parts = queue_arn.split(":")
-    return f"{endpoint_url}/{parts[4]}/{parts[5]}"
 
 
 def _message_id(message: Mapping[str, Any]) -> str | None:

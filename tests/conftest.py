@@ -1,14 +1,18 @@
-"""Shared fixtures: the example topology, its synthesized assembly, the local AWS."""
+"""Shared fixtures: the example topology, its synthesized assembly, the local AWS, and the
+run's one Spark session (starting one costs a JVM and ~10 s)."""
 
 from __future__ import annotations
 
 import copy
 import json
+import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from pyspark.sql import SparkSession
 
 from local_aws.moto_server import MotoServer
 from stacks import gates
@@ -42,3 +46,21 @@ def moto_endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """moto in server mode on 127.0.0.1 for the whole run; stopped at the end."""
     with MotoServer(tmp_path_factory.mktemp("moto") / "moto.log") as server:
         yield server.endpoint_url
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[SparkSession]:
+    """A ``local[2]`` session in UTC for every test that needs one; stopped at the end."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("delivery-report-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.session.timeZone", "UTC")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()

@@ -4,13 +4,16 @@ daily report on them: uploaded to the bucket in moto, figures equal to what was 
 from __future__ import annotations
 
 import gzip
+import io
 import json
+import subprocess
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+from pyspark import SparkContext
 from pyspark.sql import SparkSession
 
 from local_aws.accounts import AccountCredentials
@@ -24,14 +27,15 @@ from local_aws.delivery_logs import (
     ReportSummary,
     analytics_bucket,
     run_delivery_logs,
+    run_job,
     sample_topology,
     write_day,
 )
-from runtime.delivery_report import bucket_layout
+from runtime.delivery_report import bucket_layout, job
 from runtime.delivery_report.generator import Truth, generate
 from stacks.app_builder import topology_from_context
 from stacks.topology import parse_topology
-from tests.integration.conftest import fresh_account
+from tests.integration.accounts import fresh_account
 
 DAY = date(2026, 3, 14)
 RECORDS = 3000
@@ -169,3 +173,88 @@ def test_a_missing_analytics_bucket_is_named_with_its_account(
         f"bucket messaging-delivery-logs-{new_account.account_id}-us-east-1 is not in account "
         f"{new_account.account_id} of the local AWS (is the analytics stack deployed?)"
     )
+
+
+class LaunchedJvm:
+    """A JVM process that ignores its standard input closing until it is killed."""
+
+    def __init__(self) -> None:
+        self.stdin = io.StringIO()
+        self.killed = False
+
+    def wait(self, timeout: float | None = None) -> int:
+        if not self.killed:
+            raise subprocess.TimeoutExpired("java", timeout or 0)
+        return -9
+
+    def kill(self) -> None:
+        self.killed = True
+
+
+@dataclass
+class SimpleGateway:
+    proc: LaunchedJvm
+
+    def shutdown(self) -> None:
+        """Nothing to close: the process stands for the JVM."""
+
+
+class LaunchedSession:
+    """What ``job.build_session`` returns when it had to launch the JVM."""
+
+    def __init__(self, jvm: LaunchedJvm, stop_error: Exception | None = None) -> None:
+        self.sparkContext = self
+        self._stop_error = stop_error
+        SparkContext._gateway = SimpleGateway(jvm)
+
+    def setLogLevel(self, level: str) -> None:  # noqa: N802 - PySpark's name
+        del level
+
+    def stop(self) -> None:
+        if self._stop_error is not None:
+            raise self._stop_error
+
+
+@pytest.fixture
+def no_jvm(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No session and no JVM yet, as in a fresh process; the run's own are put back after."""
+    monkeypatch.setattr(SparkSession, "getActiveSession", lambda: None)
+    monkeypatch.setattr(SparkContext, "_gateway", None)
+    monkeypatch.setattr(SparkContext, "_jvm", None)
+
+
+@pytest.mark.usefixtures("no_jvm")
+def test_a_jvm_the_job_launched_is_killed_when_it_does_not_exit_in_time(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    jvm = LaunchedJvm()
+    finished: Any = object()
+    monkeypatch.setattr(job, "build_session", lambda *_: LaunchedSession(jvm))
+    monkeypatch.setattr(job, "run", lambda *_: finished)
+
+    assert run_job(tmp_path, tmp_path / "report") is finished
+    assert jvm.killed
+    assert SparkContext._gateway is None
+
+
+@pytest.mark.usefixtures("no_jvm")
+def test_the_jobs_own_error_is_raised_and_the_jvm_shut_down_when_stopping_spark_fails(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    jvm = LaunchedJvm()
+    monkeypatch.setattr(
+        job, "build_session", lambda *_: LaunchedSession(jvm, RuntimeError("stop failed"))
+    )
+
+    def fail(*_: Any) -> None:
+        raise ValueError("no logs")
+
+    monkeypatch.setattr(job, "run", fail)
+
+    with pytest.raises(ValueError, match="no logs") as failed:
+        run_job(tmp_path, tmp_path / "report")
+
+    assert failed.value.__notes__ == [
+        "stopping Spark afterwards failed too: RuntimeError('stop failed')"
+    ]
+    assert jvm.killed

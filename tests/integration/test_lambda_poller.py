@@ -21,15 +21,18 @@ import pytest
 
 from local_aws.accounts import AccountCredentials
 from local_aws.lambda_poller import (
+    MAX_WARNING_LINES,
     HandlerRefusedError,
+    Invocation,
     LambdaPoller,
     PumpLimitError,
     PumpResult,
+    SqsMapping,
     lambda_record,
     pump,
 )
 from runtime.arn_header import ARN_HEADER, decode
-from tests.integration.conftest import fresh_account
+from tests.integration.accounts import fresh_account
 
 pytestmark = pytest.mark.moto
 
@@ -249,6 +252,80 @@ def test_a_message_the_handler_reports_failed_stays_in_flight_for_redelivery(
     result = pump([bridge.a, bridge.b], moto_endpoint)
 
     assert result.kept == ((bridge.shadow.arn, message_id),)
+    assert queue_counts(bridge.a, moto_endpoint, bridge.shadow) == (0, 1)
+
+
+def test_the_warnings_a_relay_logs_are_named_by_its_function(moto_endpoint: str) -> None:
+    bridge = deploy_bridge(moto_endpoint, forward_to="Billing-ingress-missing")
+    message_id = send(bridge.a, moto_endpoint, bridge.shadow, wrapped("Sales"))
+
+    result = pump([bridge.a, bridge.b], moto_endpoint)
+
+    (line,) = result.warning_lines()
+    function, _, logged = line.partition(": ")
+    assert function == result.invocations[0].mapping.function_name
+    record = json.loads(logged)
+    assert (record["level"], record["outcome"], record["message_id"]) == (
+        "WARNING",
+        "send_failed",
+        message_id,
+    )
+
+
+def test_warning_lines_are_bounded_with_a_count_of_the_rest() -> None:
+    mapping = SqsMapping(
+        uuid="m",
+        queue_arn="arn:aws:sqs:us-east-1:111111111111:Work",
+        function_arn="arn:aws:lambda:us-east-1:111111111111:function:Relay",
+        function_name="Relay",
+        handler=RELAY_HANDLER,
+        environment={},
+        batch_size=10,
+        reports_batch_item_failures=True,
+        memory_mb=128,
+        credentials=AccountCredentials("111111111111", "us-east-1", "key", "secret"),
+    )
+    logged = [json.dumps({"level": "ERROR", "message": f"refused {n}"}) for n in range(12)]
+    result = PumpResult(
+        1,
+        (
+            Invocation(
+                mapping,
+                ("a",),
+                log_lines=(json.dumps({"level": "INFO", "message": "batch relayed"}), *logged),
+            ),
+            Invocation(mapping, ("b",), log_lines=("Traceback (most recent call last):",)),
+        ),
+    )
+
+    assert result.warning_lines() == (
+        *(f"Relay: {line}" for line in logged[:MAX_WARNING_LINES]),
+        "... and 3 more line(s)",
+    )
+
+
+def test_a_message_sqs_refuses_to_delete_is_kept_for_redelivery(
+    moto_endpoint: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bridge = deploy_bridge(moto_endpoint)
+    for _ in range(2):
+        send(bridge.a, moto_endpoint, bridge.shadow, wrapped("Sales"))
+    poller = LambdaPoller([bridge.a], moto_endpoint)
+    (mapping,) = poller.mappings()
+    sqs = poller.client(bridge.a, "sqs")
+    delete_message_batch = sqs.delete_message_batch
+
+    def refuse_the_first(**request: Any) -> dict[str, Any]:
+        refused, *deleted = request["Entries"]
+        answer: dict[str, Any] = delete_message_batch(**{**request, "Entries": deleted})
+        answer["Failed"] = [{"Id": refused["Id"], "Code": "InternalError", "SenderFault": False}]
+        return answer
+
+    monkeypatch.setattr(sqs, "delete_message_batch", refuse_the_first)
+    invocation = poller.poll(mapping)
+
+    assert invocation.deleted == 1
+    assert PumpResult(1, (invocation,)).kept == ((bridge.shadow.arn, invocation.received[0]),)
     assert queue_counts(bridge.a, moto_endpoint, bridge.shadow) == (0, 1)
 
 

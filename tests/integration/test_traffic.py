@@ -119,3 +119,23 @@ def test_a_route_without_a_relayed_way_back_is_refused_naming_the_fix(
         "request: the topology has no relay route from any endpoint to any endpoint with a "
         'relayed route back; add both to routes[] with "relay": true'
     )
+
+
+def test_relays_still_busy_when_the_rounds_run_out_fail_the_leg_they_carry(
+    example_deployment: dict[str, AccountCredentials], moto_endpoint: str
+) -> None:
+    # In one round the Sales relays run before the Billing ones (mappings go in ARN order),
+    # so the reply is still in Sales' ingress queue when the round ends.
+    poller = LambdaPoller(list(example_deployment.values()), moto_endpoint)
+
+    with pytest.raises(TrafficError) as stuck:
+        request_and_reply(topology_from_context(None), example_deployment, poller, max_rounds=1)
+
+    assert str(stuck.value).startswith(
+        "reply: the relays did not come to rest: queues still held messages after 1 rounds: "
+        f"arn:aws:sqs:us-east-1:{SALES}:"
+    )
+    poller.pump()
+    poller.client(example_deployment["Sales"], "sqs").purge_queue(
+        QueueUrl=poller.queue_url(SHIPPING_ARN)
+    )

@@ -1,12 +1,10 @@
-"""One local SparkSession for the whole test run (starting one takes ~10 s), sample data, and
-helpers to run the job's stages on small files."""
+"""Sample data, and helpers to run the job's stages on small files (the Spark session is the
+run's one, from ``tests/conftest.py``)."""
 
 from __future__ import annotations
 
 import gzip
-import os
-import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,23 +20,6 @@ from runtime.delivery_report.sample_writers import WRITERS, write_layouts
 
 SAMPLE_RECORDS = 2000
 SAMPLE_SEED = 11
-
-
-@pytest.fixture(scope="session")
-def spark() -> Iterator[SparkSession]:
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("delivery-report-tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.sql.session.timeZone", "UTC")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
 
 
 @pytest.fixture(scope="session")
