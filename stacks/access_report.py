@@ -680,21 +680,31 @@ def _destination_entry(
 
 
 def _admits(destination: Mapping[str, Any], account: str) -> bool | None:
-    """Whether a log group of ``account`` may subscribe to the destination: its owner account
-    may (by IAM), others only if named in its policy or admitted unconditionally. None (unknown)
-    where the policy admits an organization otherwise: the templates do not tell its members."""
+    """Whether a log group of ``account`` may subscribe to the destination.
+
+    Its owner account may (by IAM); another account may when the policy names it, or anyone,
+    without conditions. Where a grant could admit the account only under a condition, or only
+    for one role or user of it, the template cannot tell whether the filter's creator meets it:
+    None (unknown), never a "no" that a deployment would contradict.
+    """
     if account == destination["owner"]:
         return True
-    grants = destination["admits"]
-    if any(
-        grant["principal"] == {"account": account}
-        or (grant["principal"] == {"any": "*"} and not grant.get("conditions"))
-        for grant in grants
-    ):
-        return True
-    if any("organization" in grant["principal"] for grant in grants):
-        return None
-    return False
+    maybe = False
+    for grant in destination["admits"]:
+        principal = grant["principal"]
+        names_account = principal in ({"account": account}, {"any": "*"})
+        if names_account and not grant.get("conditions"):
+            return True
+        if names_account or "organization" in principal or _principal_in(principal, account):
+            maybe = True
+    return None if maybe else False
+
+
+def _principal_in(principal: Mapping[str, str], account: str) -> bool:
+    """Whether a role or user principal (by ARN) belongs to ``account``."""
+    arn = principal.get("arn") or principal.get("role")
+    parts = arn.split(":") if isinstance(arn, str) else []
+    return len(parts) > 4 and parts[4] == account
 
 
 def _subscription_filter_entry(

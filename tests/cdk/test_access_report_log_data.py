@@ -266,6 +266,39 @@ def test_a_destination_admitting_an_organization_leaves_admission_unknown(
     assert f"`{DESTINATION}` | unknown | Messaging-Billing |" in access_report.to_markdown(report)
 
 
+@pytest.mark.parametrize(
+    ("principal", "condition"),
+    [
+        ({"AWS": "*"}, {"StringEquals": {"aws:SourceAccount": "222222222222"}}),
+        ({"AWS": "222222222222"}, {"IpAddress": {"aws:SourceIp": "10.0.0.0/8"}}),
+        ({"AWS": "arn:aws:iam::222222222222:role/log-subscriber"}, None),
+    ],
+    ids=["anyone-under-a-condition", "the-account-under-a-condition", "one-role-of-the-account"],
+)
+def test_a_grant_the_filter_creator_may_not_meet_leaves_admission_unknown(
+    example_assembly: Path,
+    tmp_path: Path,
+    principal: dict[str, str],
+    condition: dict[str, Any] | None,
+) -> None:
+    def admit_under_a_condition(template: Template) -> None:
+        statement: dict[str, Any] = {
+            "Action": "logs:PutSubscriptionFilter",
+            "Effect": "Allow",
+            "Principal": principal,
+            "Resource": DESTINATION,
+        }
+        if condition is not None:
+            statement["Condition"] = condition
+        _set_destination_policy(template, statement)
+
+    report = access_report.build_report(
+        _edited_copy(example_assembly, tmp_path, admit_under_a_condition)
+    )
+    filters = report["delivery_logs"]["subscription_filters"]
+    assert {f["admitted"] for f in filters} == {None}
+
+
 def _log_bucket_policy(template: Template) -> dict[str, Any]:
     (policy,) = [
         p
