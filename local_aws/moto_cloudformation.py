@@ -9,7 +9,9 @@ delivers into the moto bucket). Types moto has no service for at all (CloudWatch
 destinations and subscription filters, EventBridge Scheduler schedules) are still skipped by
 moto, with a warning in its log.
 
-The models register themselves by subclassing when this module is imported;
+An attribute the models do not have fails the stack with moto's "does not support attribute
+type" error (moto would otherwise log a warning and resolve it to nothing). The models register
+themselves by subclassing when this module is imported;
 ``python -m local_aws.moto_main`` imports it before starting moto's server.
 """
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from moto.cloudformation.exceptions import UnformattedGetAttTemplateException
 from moto.core.common_models import CloudFormationModel
 from moto.emrserverless.models import Application, emrserverless_backends
 from moto.firehose.models import firehose_backends
@@ -54,7 +57,7 @@ class DeliveryStreamResource(CloudFormationModel):
 
     def get_cfn_attribute(self, attribute_name: str) -> str:
         if attribute_name != "Arn":
-            raise NotImplementedError(f"{attribute_name} of {{0}}")
+            raise UnformattedGetAttTemplateException()
         return f"arn:aws:firehose:{self.region}:{self.account_id}:deliverystream/{self.name}"
 
     @classmethod
@@ -138,7 +141,7 @@ class EmrServerlessApplicationResource(CloudFormationModel):
             return self.arn
         if attribute_name == "ApplicationId":
             return self.application_id
-        raise NotImplementedError(f"{attribute_name} of {{0}}")
+        raise UnformattedGetAttTemplateException()
 
     @classmethod
     def create_from_cloudformation_json(
