@@ -156,7 +156,10 @@ class EmrServerlessApplicationResource(CloudFormationModel):
         backend = emrserverless_backends[account_id][region_name]
         application_type = properties["Type"]
         if application_type not in ("SPARK", "HIVE"):
-            raise ValueError(f"EMR Serverless application type {application_type!r}")
+            raise ValueError(
+                f"{resource_name}: EMR Serverless application Type {application_type!r} is not "
+                "one the service has; use SPARK or HIVE"
+            )
         # Built directly: moto's create_application only knows the emr-<x>.<y>.0 release
         # labels, not the emr-spark-<x>.<y>.<z> ones of the AWS runtime for Apache Spark.
         application = Application(

@@ -28,10 +28,12 @@ STREAM = {
         },
     },
 }
-APPLICATION = {
-    "Type": "AWS::EMRServerless::Application",
-    "Properties": {"Name": "delivery-report", "ReleaseLabel": "emr-spark-8.0.0", "Type": "SPARK"},
+APPLICATION_PROPERTIES = {
+    "Name": "delivery-report",
+    "ReleaseLabel": "emr-spark-8.0.0",
+    "Type": "SPARK",
 }
+APPLICATION = {"Type": "AWS::EMRServerless::Application", "Properties": APPLICATION_PROPERTIES}
 
 
 @pytest.fixture(autouse=True)
@@ -81,3 +83,11 @@ def test_an_attribute_an_application_lacks_is_a_template_error_naming_it() -> No
     )
     with pytest.raises(ValidationError, match=r"resource App does not support .* Nope"):
         get_att(application, "App", "Nope")
+
+
+def test_an_application_type_the_service_lacks_is_refused_naming_the_types_it_has() -> None:
+    wrong = {**APPLICATION, "Properties": {**APPLICATION_PROPERTIES, "Type": "spark"}}
+    with pytest.raises(ValueError, match=r"App: .* Type 'spark' .* use SPARK or HIVE"):
+        EmrServerlessApplicationResource.create_from_cloudformation_json(
+            "App", wrong, ACCOUNT, REGION
+        )
