@@ -9,6 +9,8 @@ header addresses the account for that one call).
 from __future__ import annotations
 
 import contextlib
+import json
+import urllib.parse
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,6 +49,34 @@ class AccountCredentials:
                 "127.0.0.1", "localhost"
             ),
         }
+
+
+def route_sqs_by_queue_url(request: Any, **_: Any) -> None:
+    """``before-sign`` hook: address an SQS call to the account in its ``QueueUrl``.
+
+    In AWS a queue of another account is reached by its URL when its policy allows the caller;
+    moto answers from the caller's account unless the ``x-moto-account-id`` header names
+    another, so the header is set from the URL (JSON and query protocols alike).
+    """
+    body = request.body
+    if not body:
+        return
+    text = body.decode() if isinstance(body, bytes) else str(body)
+    url: object
+    if text.lstrip().startswith("{"):
+        url = json.loads(text).get("QueueUrl")
+    else:
+        values = urllib.parse.parse_qs(text).get("QueueUrl", [])
+        url = values[0] if values else None
+    if isinstance(url, str):
+        request.headers[MOTO_ACCOUNT_HEADER] = url.rstrip("/").split("/")[-2]
+
+
+def routed_session(credentials: AccountCredentials) -> boto3.session.Session:
+    """A boto3 session acting as the account, whose SQS calls reach the queue URL's account."""
+    session = credentials.session()
+    session.events.register("before-sign.sqs", route_sqs_by_queue_url)
+    return session
 
 
 def create_account_credentials(

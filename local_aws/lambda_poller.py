@@ -37,7 +37,6 @@ import io
 import json
 import os
 import sys
-import urllib.parse
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -46,7 +45,7 @@ from typing import Any
 
 import boto3
 
-from local_aws.accounts import MOTO_ACCOUNT_HEADER, AccountCredentials
+from local_aws.accounts import AccountCredentials, routed_session
 from runtime.transport_address import parse_queue_arn
 
 RUNTIME_PACKAGE = "runtime"
@@ -259,34 +258,6 @@ def _execute_in_place(module: ModuleType, spec: importlib.machinery.ModuleSpec) 
             del sys.modules[spec.name]
         else:
             sys.modules[spec.name] = previous
-
-
-def route_sqs_by_queue_url(request: Any, **_: Any) -> None:
-    """``before-sign`` hook: address an SQS call to the account in its ``QueueUrl``.
-
-    In AWS a queue of another account is reached by its URL when its policy allows the caller;
-    moto answers from the caller's account unless the ``x-moto-account-id`` header names
-    another, so the header is set from the URL (JSON and query protocols alike).
-    """
-    body = request.body
-    if not body:
-        return
-    text = body.decode() if isinstance(body, bytes) else str(body)
-    url: object
-    if text.lstrip().startswith("{"):
-        url = json.loads(text).get("QueueUrl")
-    else:
-        values = urllib.parse.parse_qs(text).get("QueueUrl", [])
-        url = values[0] if values else None
-    if isinstance(url, str):
-        request.headers[MOTO_ACCOUNT_HEADER] = url.rstrip("/").split("/")[-2]
-
-
-def routed_session(credentials: AccountCredentials) -> boto3.session.Session:
-    """A boto3 session acting as the account, whose SQS calls reach the queue URL's account."""
-    session = credentials.session()
-    session.events.register("before-sign.sqs", route_sqs_by_queue_url)
-    return session
 
 
 def lambda_record(message: Mapping[str, Any], queue_arn: str) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from typing import Any
 import boto3
 import pytest
 
+from local_aws.accounts import MOTO_ACCOUNT_HEADER, route_sqs_by_queue_url
 from runtime.nsb_message import HEADERS_ATTRIBUTE
 from runtime.relay import Relay
 from runtime.relay_config import RelayConfig
@@ -29,7 +30,6 @@ from runtime.transport_address import parse_queue_arn
 REGION = "us-east-1"
 SALES_ACCOUNT = "111111111111"
 BILLING_ACCOUNT = "222222222222"
-MOTO_ACCOUNT_HEADER = "x-moto-account-id"
 
 SALES_ARN = f"arn:aws:sqs:{REGION}:{SALES_ACCOUNT}:Sales"
 BILLING_SHADOW_ARN = f"arn:aws:sqs:{REGION}:{SALES_ACCOUNT}:Billing"
@@ -231,18 +231,6 @@ class ThrottlingError(Exception):
 # moto plumbing ------------------------------------------------------------------------------
 
 
-def _route_by_queue_url(request: Any, **_: Any) -> None:
-    """Address each SQS call to the account named in its queue URL (moto keeps one state per
-    account and does not route cross-account calls by itself)."""
-    body = request.body
-    if not body:
-        return
-    payload = json.loads(body)
-    url = payload.get("QueueUrl")
-    if isinstance(url, str):
-        request.headers[MOTO_ACCOUNT_HEADER] = url.rstrip("/").split("/")[-2]
-
-
 @pytest.fixture
 def moto_aws(monkeypatch: pytest.MonkeyPatch, moto_endpoint: str) -> str:
     """Dummy credentials, the region and moto's endpoint for every boto3 client, and a default
@@ -264,7 +252,7 @@ def moto_aws(monkeypatch: pytest.MonkeyPatch, moto_endpoint: str) -> str:
     monkeypatch.setenv("AWS_CONFIG_FILE", "/nonexistent/aws-config")
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent/aws-credentials")
     session = boto3.session.Session()
-    session.events.register("before-sign.sqs", _route_by_queue_url)
+    session.events.register("before-sign.sqs", route_sqs_by_queue_url)
     monkeypatch.setattr(boto3, "DEFAULT_SESSION", session)
     return moto_endpoint
 
