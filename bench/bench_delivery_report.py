@@ -47,6 +47,7 @@ from runtime.delivery_report.causes import (
     error_code,
 )
 from runtime.delivery_report.generator import generate
+from runtime.delivery_report.job import LOCAL_JAVA_OPTIONS
 from runtime.delivery_report.sample_writers import write_layouts
 from runtime.delivery_report.summary import (
     FACT_KEYS,
@@ -95,11 +96,10 @@ SPARK_SETTINGS: tuple[str, ...] = (
     "--conf",
     "spark.log.level=WARN",
     "--conf",
-    "spark.driver.extraJavaOptions=-XX:+UseSerialGC",
+    f"spark.driver.extraJavaOptions={LOCAL_JAVA_OPTIONS}",
 )
 """The job's documented ``spark-submit`` settings for a small machine in ``local[*]``, used for
-the job and for the floor alike. The serial collector: on two cores G1's concurrent threads
-take CPU from the tasks (about 8% of the job's CPU time measured here)."""
+the job and for the floor alike; the Java options are the ones the job sets in local mode."""
 
 FLOOR_SCRIPT = """\
 import sys

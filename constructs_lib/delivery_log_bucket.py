@@ -22,8 +22,13 @@ from runtime.delivery_report.bucket_layout import ERROR_PREFIX, LOG_PREFIX, REPO
 SERVER_ACCESS_LOGS_BY_POLICY = "@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy"
 ACCESS_LOG_RETENTION = Duration.days(90)
 INCOMPLETE_UPLOAD_LIMIT = Duration.days(7)
-DEFAULT_RETENTION = Duration.days(400)
-DEFAULT_INFREQUENT_ACCESS_AFTER = Duration.days(30)
+DEFAULT_RETENTION_DAYS = 400
+DEFAULT_INFREQUENT_ACCESS_AFTER_DAYS = 30
+MIN_INFREQUENT_ACCESS_AFTER_DAYS = 30
+"""S3 moves objects to Standard-IA no sooner than 30 days after their creation."""
+MAX_RETENTION_DAYS = 36500
+DEFAULT_RETENTION = Duration.days(DEFAULT_RETENTION_DAYS)
+DEFAULT_INFREQUENT_ACCESS_AFTER = Duration.days(DEFAULT_INFREQUENT_ACCESS_AFTER_DAYS)
 
 
 class DeliveryLogBucket(Construct):
@@ -49,8 +54,13 @@ class DeliveryLogBucket(Construct):
         self.node.set_context(SERVER_ACCESS_LOGS_BY_POLICY, True)
         retention_days = int(retention.to_days())
         infrequent_days = int(infrequent_access_after.to_days())
-        require_range("infrequent_access_after (days)", infrequent_days, 30, 36500)
-        require_range("retention (days)", retention_days, infrequent_days + 1, 36500)
+        require_range(
+            "infrequent_access_after (days)",
+            infrequent_days,
+            MIN_INFREQUENT_ACCESS_AFTER_DAYS,
+            MAX_RETENTION_DAYS,
+        )
+        require_range("retention (days)", retention_days, infrequent_days + 1, MAX_RETENTION_DAYS)
         reports_days = int(report_retention.to_days()) if report_retention else 2 * retention_days
         require_range("report_retention (days)", reports_days, 1, 73000)
         self.key = kms.Key(

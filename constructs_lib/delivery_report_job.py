@@ -28,6 +28,8 @@ RELEASE_LABEL = "emr-spark-8.0.0"
 """AWS runtime for Apache Spark 8.0.0: Spark 4.0 (the job is written for Spark 4)."""
 ENTRY_SCRIPT = RUNTIME_PACKAGE / "delivery_report" / "spark_entry.py"
 DEFAULT_SCHEDULE = "cron(30 0 * * ? *)"
+"""Half past midnight UTC: the previous day's last Firehose buffer (at most 15 minutes) has
+landed by then."""
 DEFAULT_IDLE_TIMEOUT = Duration.minutes(15)
 
 

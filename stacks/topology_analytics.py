@@ -12,14 +12,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from constructs_lib.delivery_log_bucket import (
+    DEFAULT_INFREQUENT_ACCESS_AFTER_DAYS,
+    DEFAULT_RETENTION_DAYS,
+    MAX_RETENTION_DAYS,
+    MIN_INFREQUENT_ACCESS_AFTER_DAYS,
+)
 from constructs_lib.delivery_log_stream import LogFormat
+from constructs_lib.delivery_report_job import DEFAULT_SCHEDULE
 from stacks.field_checker import FieldChecker
 
-DEFAULT_RETENTION_DAYS = 400
-DEFAULT_INFREQUENT_ACCESS_AFTER_DAYS = 30
-DEFAULT_SCHEDULE = "cron(30 0 * * ? *)"
-"""Half past midnight UTC: the previous day's last Firehose buffer (at most 15 minutes) has
-landed by then."""
 SCHEDULE_EXPRESSION = re.compile(r"^(cron\((\S+ ){5}\S+\)|rate\(\d+ (minute|hour|day)s?\))$")
 _ANALYTICS_KEYS = (
     "account",
@@ -70,21 +72,21 @@ def parse_analytics(
         else:
             check.fail(f"{path}.logFormat", f"must be one of {', '.join(choices)}")
     retention = check.integer(
-        obj, "retentionDays", path, default=DEFAULT_RETENTION_DAYS, low=2, high=36500
+        obj, "retentionDays", path, default=DEFAULT_RETENTION_DAYS, low=2, high=MAX_RETENTION_DAYS
     )
     infrequent = check.integer(
         obj,
         "infrequentAccessAfterDays",
         path,
         default=DEFAULT_INFREQUENT_ACCESS_AFTER_DAYS,
-        low=30,
-        high=36500,
+        low=MIN_INFREQUENT_ACCESS_AFTER_DAYS,
+        high=MAX_RETENTION_DAYS,
     )
     if infrequent >= retention:
         check.fail(
             f"{path}.infrequentAccessAfterDays",
             f"must be less than retentionDays ({retention}); S3 moves objects to Standard-IA "
-            "no sooner than 30 days after creation",
+            f"no sooner than {MIN_INFREQUENT_ACCESS_AFTER_DAYS} days after creation",
         )
     schedule = check.string(obj, "scheduleExpression", path, required=False) or DEFAULT_SCHEDULE
     if not SCHEDULE_EXPRESSION.match(schedule):
