@@ -13,7 +13,7 @@ import enum
 import json
 from collections.abc import Sequence
 
-from aws_cdk import ArnFormat, Duration, RemovalPolicy, Size, Stack
+from aws_cdk import Duration, RemovalPolicy, Size, Stack
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kinesisfirehose as firehose
 from aws_cdk import aws_logs as logs
@@ -174,11 +174,8 @@ class DeliveryLogStream(Construct):
         )
         self.delivery_stream_arn = self.delivery_stream.attr_arn
         self.destination_name = destination_name
-        self.destination_arn = stack.format_arn(
-            service="logs",
-            resource="destination",
-            resource_name=destination_name,
-            arn_format=ArnFormat.COLON_RESOURCE_NAME,
+        self.destination_arn = destination_arn(
+            stack.partition, stack.region, stack.account, destination_name
         )
         self.role = iam.Role(
             self,
@@ -217,9 +214,7 @@ class DeliveryLogStream(Construct):
                             "Effect": "Allow",
                             "Principal": {"AWS": list(self.source_accounts)},
                             "Action": "logs:PutSubscriptionFilter",
-                            "Resource": destination_arn(
-                                stack.partition, stack.region, stack.account, destination_name
-                            ),
+                            "Resource": self.destination_arn,
                         }
                     ],
                 },

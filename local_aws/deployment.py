@@ -25,16 +25,21 @@ def deploy_all(
     created once its log destination admits them. Returns the credentials created per account
     name, for reading the result back.
     """
-    analytics = topology.analytics.account if topology.analytics else None
+    analytics = topology.account(topology.analytics.account) if topology.analytics else None
     deployed: dict[str, AccountCredentials] = {}
     for account in topology.accounts:
-        if topology.owns_resources(account.name) or account.name == analytics:
+        if topology.owns_resources(account.name) or account == analytics:
             credentials = create_account_credentials(endpoint_url, account.id, account.region)
             cdk_cli.bootstrap(credentials, endpoint_url, echo=echo)
             deployed[account.name] = credentials
-    analytics_stack = analytics_stack_name(topology)
-    if analytics is not None and analytics_stack is not None:
-        cdk_cli.deploy(analytics_stack, assembly_dir, deployed[analytics], endpoint_url, echo=echo)
+    if analytics is not None:
+        cdk_cli.deploy(
+            analytics_stack_name(analytics),
+            assembly_dir,
+            deployed[analytics.name],
+            endpoint_url,
+            echo=echo,
+        )
     for account in topology.accounts:
         if topology.owns_resources(account.name):
             cdk_cli.deploy(

@@ -20,17 +20,16 @@ from constructs_lib.delivery_log_stream import (
 )
 from constructs_lib.delivery_report_job import DeliveryReportJob
 from runtime.delivery_report.bucket_layout import bucket_name
-from stacks.topology import Topology
+from stacks.topology import Account, Topology
 from stacks.topology_analytics import AnalyticsSettings
 
 STACK_NAME_PREFIX = "DeliveryLogs-"
 
 
-def analytics_stack_name(topology: Topology) -> str | None:
-    """``DeliveryLogs-<analytics account>``, or None when the topology has no analytics."""
-    if topology.analytics is None:
-        return None
-    return f"{STACK_NAME_PREFIX}{topology.analytics.account}"
+def analytics_stack_name(account: Account) -> str:
+    """``DeliveryLogs-<account name>``: what ``cdk deploy`` takes to deploy the analytics
+    stack in ``account``."""
+    return f"{STACK_NAME_PREFIX}{account.name}"
 
 
 def log_source_accounts(topology: Topology) -> tuple[str, ...]:
@@ -54,7 +53,7 @@ class DeliveryLogStack(Stack):
         self, scope: Construct, topology: Topology, settings: AnalyticsSettings, **kwargs: Any
     ) -> None:
         account = topology.account(settings.account)
-        name = f"{STACK_NAME_PREFIX}{account.name}"
+        name = analytics_stack_name(account)
         super().__init__(
             scope,
             name,
