@@ -126,7 +126,11 @@ class _StackContext:
         return name if isinstance(name, str) else f"<{logical_id}>"
 
     def role_arn(self, logical_id: str) -> str:
-        name = self.physical_name(logical_id, "RoleName")
+        return self.role_arn_named(self.physical_name(logical_id, "RoleName"))
+
+    def role_arn_named(self, name: str) -> str:
+        """The ARN of this account's role called ``name`` (a policy may name a role it does
+        not define)."""
         return f"arn:{self.partition}:iam::{self.account}:role/{name}"
 
     def key_arn(self, logical_id: str) -> str:
@@ -519,7 +523,7 @@ def _roles(contexts: Sequence[_StackContext]) -> dict[str, _Role]:
             statements = _identity_allow_statements(ctx, props.get("PolicyDocument"), logical_id)
             for role_ref in props.get("Roles", []):
                 name = ctx.resolve(role_ref, strict=False)
-                arn = f"arn:{ctx.partition}:iam::{ctx.account}:role/{name}"
+                arn = ctx.role_arn_named(name)
                 roles.setdefault(arn, _Role(arn, ctx.name, [], [])).statements += statements
     return roles
 
@@ -620,8 +624,9 @@ def _log_bucket(
     for ctx in contexts:
         for logical_id, resource in ctx.template.get("Resources", {}).items():
             props = resource.get("Properties", {})
-            if resource.get("Type") == "AWS::S3::Bucket" and ctx.bucket_arn(logical_id).endswith(
-                f":::{name}"
+            if (
+                resource.get("Type") == "AWS::S3::Bucket"
+                and ctx.physical_name(logical_id, "BucketName") == name
             ):
                 entry["stack"] = ctx.name
             if resource.get("Type") != "AWS::S3::BucketPolicy":
@@ -1018,7 +1023,8 @@ def _yes_no(value: bool | None) -> str:
 
 def _admission(subscription_filter: Mapping[str, Any]) -> str:
     """Whether the destination admits the log group; unknown both where the destination is
-    outside the assembly and where it admits an organization, so the two are told apart."""
+    outside the assembly and where its grants leave it open (an organization, a condition, one
+    role of the account), so the two are told apart."""
     if not subscription_filter["destination_in_assembly"]:
         return "destination not in the assembly"
     return _yes_no(subscription_filter["admitted"])
