@@ -9,12 +9,7 @@ from typing import Any
 import pytest
 
 from stacks.topology import TopologyError, load_topology, parse_topology
-
-
-def problems_of(document: Any) -> list[tuple[str, str]]:
-    with pytest.raises(TopologyError) as caught:
-        parse_topology(document, "topo.json")
-    return caught.value.problems
+from tests.cdk.topology_problems import problems_of
 
 
 def test_the_example_describes_the_seed_scenario(example_document: dict[str, Any]) -> None:

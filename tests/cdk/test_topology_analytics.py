@@ -8,14 +8,9 @@ import pytest
 
 from constructs_lib import LogFormat
 from stacks.delivery_log_stack import delivery_log_destination_arn, log_source_accounts
-from stacks.topology import TopologyError, parse_topology
+from stacks.topology import parse_topology
 from stacks.topology_analytics import AnalyticsSettings
-
-
-def problems_of(document: Any) -> list[tuple[str, str]]:
-    with pytest.raises(TopologyError) as caught:
-        parse_topology(document, "topo.json")
-    return caught.value.problems
+from tests.cdk.topology_problems import problems_of
 
 
 def test_the_example_collects_logs_in_ops_with_the_defaults(
