@@ -341,14 +341,15 @@ def run_delivery_logs(
             f"{len(late)} object(s) arrived after {day:%Y-%m-%d}; the day's job skips them"
         )
 
-    s3: Any = None
-    bucket: str | None = None
+    # The analytics bucket's S3 client and name, when the bucket is in the local AWS.
+    uploads: tuple[Any, str] | None = None
     if analytics is not None and endpoint_url is not None:
         try:
-            s3, bucket = analytics_bucket(analytics, endpoint_url)
+            uploads = analytics_bucket(analytics, endpoint_url)
         except BucketMissingError as missing:
             notes.append(f"{missing}; logs and report stay under {local_bucket}")
-    if s3 is not None and bucket is not None:
+    if uploads is not None:
+        s3, bucket = uploads
         started = time.perf_counter()
         for path in objects:
             s3.upload_file(str(path), bucket, path.relative_to(local_bucket).as_posix())
@@ -359,7 +360,8 @@ def run_delivery_logs(
     timings["spark job"] = time.perf_counter() - started
 
     report_uri = None
-    if s3 is not None and bucket is not None:
+    if uploads is not None:
+        s3, bucket = uploads
         for name in (job.SUMMARY_FILE, job.REPORT_FILE):
             key = bucket_layout.report_prefix(day) + name
             s3.upload_file(str(reports / name), bucket, key)
