@@ -10,18 +10,12 @@ measured in a fresh interpreter, with and without cached bytecode.
 from __future__ import annotations
 
 import json
-import sys
 import timeit
 from collections.abc import Callable
-from pathlib import Path
 
 import bench_support
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from runtime.arn_header import (  # noqa: E402 - run as a script from bench/, so the repository root goes on sys.path first
+from cross_account_runtime.nservicebus.arn_header import (
     decode,
     encode,
     stamp_outgoing,
@@ -30,7 +24,11 @@ from runtime.arn_header import (  # noqa: E402 - run as a script from bench/, so
 
 LOCAL_ADDRESS = "Sales"
 LOCAL_ARN = "arn:aws:sqs:eu-west-1:123456789012:prod-Sales"
-MODULES = ("runtime.arn_header", "runtime.transport_address", "runtime.nsb_message")
+MODULES = (
+    "cross_account_runtime.nservicebus.arn_header",
+    "cross_account_runtime.nservicebus.transport_address",
+    "cross_account_runtime.nservicebus.wire_format",
+)
 IMPORT_RUNS = 9
 TIMING_REPEATS = 5
 
@@ -77,9 +75,8 @@ def import_milliseconds(modules: tuple[str, ...], *, bytecode_cached: bool) -> d
         "import time; start = time.perf_counter(); "
         f"{statements}; print(time.perf_counter() - start)"
     )
-    names = [module.removeprefix("runtime.") for module in MODULES]
     return bench_support.import_milliseconds(
-        code, names, bytecode_cached=bytecode_cached, runs=IMPORT_RUNS
+        code, bytecode_cached=bytecode_cached, runs=IMPORT_RUNS
     )
 
 

@@ -39,17 +39,18 @@ from typing import Any
 
 import duckdb
 
-from runtime.delivery_report.causes import (
+from cross_account_runtime.delivery_report import spark_entry
+from cross_account_runtime.delivery_report.causes import (
     CAUSE_RULES,
     ERROR_CODE_PATTERNS,
     OTHER_CAUSE,
     classify,
     error_code,
 )
-from runtime.delivery_report.generator import generate
-from runtime.delivery_report.job import LOCAL_JAVA_OPTIONS
-from runtime.delivery_report.sample_writers import write_layouts
-from runtime.delivery_report.summary import (
+from cross_account_runtime.delivery_report.job import LOCAL_JAVA_OPTIONS
+from cross_account_runtime.delivery_report.sample.generator import generate
+from cross_account_runtime.delivery_report.sample.writers import write_layouts
+from cross_account_runtime.delivery_report.summary import (
     FACT_KEYS,
     PERCENTILES,
     SAMPLES,
@@ -57,7 +58,7 @@ from runtime.delivery_report.summary import (
     build_summary,
     comparable,
 )
-from runtime.delivery_report.timestamps import parse_lenient
+from cross_account_runtime.delivery_report.timestamps import parse_lenient
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / ".cache" / "bench" / "delivery_report"
@@ -132,7 +133,8 @@ def spark_submit(script: Path, arguments: Sequence[str]) -> Submitted:
     env = dict(os.environ)
     env["PATH"] = f"{venv_bin}{os.pathsep}{env.get('PATH', '')}"
     env["PYSPARK_PYTHON"] = sys.executable
-    env["PYTHONPATH"] = f"{ROOT}{os.pathsep}{env.get('PYTHONPATH', '')}"
+    runtime_root = Path(spark_entry.__file__).resolve().parents[2]
+    env["PYTHONPATH"] = f"{runtime_root}{os.pathsep}{env.get('PYTHONPATH', '')}"
     command = [str(venv_bin / "spark-submit"), *SPARK_SETTINGS, str(script), *arguments]
     cpu_before = _children_cpu_s()
     started = time.perf_counter()
@@ -153,7 +155,7 @@ def _children_cpu_s() -> float:
 def run_spark(data: Path, output: Path) -> tuple[Submitted, dict[str, float], dict[str, Any]]:
     """spark-submit of the job: what it took, the timings it printed, the summary it wrote."""
     submitted = spark_submit(
-        ROOT / "runtime" / "delivery_report" / "spark_entry.py",
+        Path(spark_entry.__file__),
         ["--input", str(data), "--output", str(output)],
     )
     found = [

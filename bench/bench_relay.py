@@ -2,14 +2,14 @@
 
 Prints one JSON object:
 
-- ``handler_us_per_message``: the Lambda handler (:class:`runtime.relay.Relay`) on batches of
+- ``handler_us_per_message``: the Lambda handler (:class:`cross_account_runtime.relay.batch.Relay`) on batches of
   10 records of 20 NServiceBus headers each, with a send function that records the request
   instead of calling SQS (so no network is measured) and the JSON log lines written to
   ``/dev/null``; for outbound stamping in both wire forms, inbound substitution, and a native
-  message passing through. ``core_us_per_message`` is :func:`runtime.relay.relay_message` alone
+  message passing through. ``core_us_per_message`` is :func:`cross_account_runtime.relay.batch.relay_message` alone
   on the same records;
 - ``cold_import``: in fresh interpreters (median and best of several), importing
-  ``runtime.relay`` alone, and importing it and creating the first SQS client (which imports
+  ``cross_account_runtime.relay.batch`` alone, and importing it and creating the first SQS client (which imports
   boto3 and loads the SQS model; no request is made), each with the runtime's bytecode cached
   and compiled from source;
 - ``machine``: ``nproc`` and ``lscpu``'s model name.
@@ -21,32 +21,18 @@ import base64
 import functools
 import json
 import os
-import sys
 import timeit
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import bench_support
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from cross_account_runtime.common.json_log import JsonLogger
+from cross_account_runtime.nservicebus.arn_header import stamp_outgoing
+from cross_account_runtime.nservicebus.wire_format import HEADERS_ATTRIBUTE
+from cross_account_runtime.relay.batch import Relay, relay_message
+from cross_account_runtime.relay.config import RelayConfig
 
-from runtime.arn_header import stamp_outgoing  # noqa: E402 - run as a script from bench/, so the repository root goes on sys.path first
-from runtime.json_log import JsonLogger  # noqa: E402 - as above
-from runtime.nsb_message import HEADERS_ATTRIBUTE  # noqa: E402 - as above
-from runtime.relay import Relay, relay_message  # noqa: E402 - as above
-from runtime.relay_config import RelayConfig  # noqa: E402 - as above
-
-RUNTIME_MODULES = (
-    "arn_header",
-    "transport_address",
-    "nsb_message",
-    "json_log",
-    "relay_config",
-    "relay",
-)
 LOCAL_ADDRESS = "Sales"
 SALES_ARN = "arn:aws:sqs:us-east-1:111111111111:Sales"
 SHADOW_ARN = "arn:aws:sqs:us-east-1:111111111111:Billing"
@@ -233,7 +219,6 @@ def import_milliseconds(code: str, *, bytecode_cached: bool) -> dict[str, float]
     """
     return bench_support.import_milliseconds(
         code,
-        RUNTIME_MODULES,
         bytecode_cached=bytecode_cached,
         runs=IMPORT_RUNS,
         environment={
@@ -248,12 +233,12 @@ def import_milliseconds(code: str, *, bytecode_cached: bool) -> dict[str, float]
 
 def cold_import_figures() -> dict[str, dict[str, dict[str, float]]]:
     module_only = (
-        "import time; start = time.perf_counter(); import runtime.relay; "
+        "import time; start = time.perf_counter(); import cross_account_runtime.relay.batch; "
         "print(time.perf_counter() - start)"
     )
     with_client = (
-        "import time; start = time.perf_counter(); import runtime.relay; "
-        "runtime.relay.create_sqs_client('us-east-1'); print(time.perf_counter() - start)"
+        "import time; start = time.perf_counter(); import cross_account_runtime.relay.batch; "
+        "cross_account_runtime.relay.batch.create_sqs_client('us-east-1'); print(time.perf_counter() - start)"
     )
     return {
         label: {

@@ -2,10 +2,10 @@
 
 Prints one JSON object:
 
-- ``verifications_per_second``: :func:`runtime.sns_signature.verify` on one thread with a warm
+- ``verifications_per_second``: :func:`cross_account_runtime.sns_endpoint.signature.verify` on one thread with a warm
   certificate cache (the steady state of a Lambda container), SignatureVersion 1 and 2, with a
   2048-bit RSA certificate like SNS's;
-- ``cold_import_ms``: importing ``runtime.sns_https_endpoint`` in a fresh interpreter, measured
+- ``cold_import_ms``: importing ``cross_account_runtime.sns_endpoint.receiver`` in a fresh interpreter, measured
   inside it (median of several runs), and the whole process's wall time for comparison.
 """
 
@@ -28,7 +28,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from cryptography.x509.oid import NameOID
 
-from runtime.sns_signature import CertificateCache, string_to_sign, verify
+from cross_account_runtime.sns_endpoint.signature import CertificateCache, string_to_sign, verify
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -94,7 +94,7 @@ def verifications_per_second(message: dict[str, Any], certificate_pem: bytes) ->
 def cold_import() -> dict[str, float]:
     """Median import time of the handler module, and of the whole process, in fresh ones."""
     probe = (
-        "import time; t = time.perf_counter(); import runtime.sns_https_endpoint; "
+        "import time; t = time.perf_counter(); import cross_account_runtime.sns_endpoint.receiver; "
         "print((time.perf_counter() - t) * 1000)"
     )
     imports, processes = [], []

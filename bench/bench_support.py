@@ -1,7 +1,8 @@
 """What the benches share: cold-import timing of runtime modules, and the machine's identity.
 
 Import time is what a Lambda cold start pays, so it is measured in fresh interpreters on a copy
-of the runtime modules in a temporary directory: the repository is left alone, and
+of the runtime package as a function's code asset holds it (without the Spark job), in a
+temporary directory: the repository is left alone, and
 ``bytecode_cached`` alone decides whether compiled code is there (a package that ships ``.pyc``
 files) or is compiled from source on every start (a read-only Lambda file system caches none).
 """
@@ -15,32 +16,35 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+import cross_account_runtime
+
+RUNTIME_PACKAGE = Path(cross_account_runtime.__file__).resolve().parent
+NOT_IN_FUNCTIONS = ("delivery_report", "__pycache__")
+"""What a function's code asset leaves out of the runtime package (the Spark job runs on EMR)."""
 
 
 def import_milliseconds(
     code: str,
-    modules: Sequence[str],
     *,
     bytecode_cached: bool,
     runs: int,
     environment: Mapping[str, str] | None = None,
 ) -> dict[str, float]:
     """Median and minimum of what ``code`` prints (seconds) times 1,000, over ``runs`` fresh
-    interpreters after one warm-up, with ``runtime.<module>`` for each of ``modules`` copied in.
+    interpreters after one warm-up, with the runtime package copied in.
 
     ``environment`` replaces the variables of the same names (and every ``AWS_`` variable of
     this process is dropped when it names any), so a bench can pin credentials and regions.
     """
     with tempfile.TemporaryDirectory() as directory:
-        package = Path(directory) / "runtime"
-        package.mkdir()
-        (package / "__init__.py").write_text("", encoding="utf-8")
-        for module in modules:
-            shutil.copy(ROOT / "runtime" / f"{module}.py", package)
+        shutil.copytree(
+            RUNTIME_PACKAGE,
+            Path(directory) / RUNTIME_PACKAGE.name,
+            ignore=shutil.ignore_patterns(*NOT_IN_FUNCTIONS),
+        )
         drop_aws = any(name.startswith("AWS_") for name in environment or {})
         variables = {
             name: value

@@ -12,7 +12,11 @@ from constructs_lib.endpoint_queue import EndpointQueue, EndpointQueueEncryption
 from constructs_lib.messaging_alarms import MessagingAlarms
 from constructs_lib.queue_naming import QueueNameError, endpoint_queue_name
 from constructs_lib.sns_https_endpoint import SnsHttpsEndpoint
-from runtime.delivery_policy import BackoffFunction, DeliveryPolicyError, HttpDeliveryPolicy
+from cross_account_runtime.delivery_policy.policy import (
+    BackoffFunction,
+    DeliveryPolicyError,
+    HttpDeliveryPolicy,
+)
 
 __all__ = [
     "BackoffFunction",

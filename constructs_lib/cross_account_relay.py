@@ -1,4 +1,4 @@
-"""``CrossAccountRelay``: the Lambda relay of the account bridge (:mod:`runtime.relay`).
+"""``CrossAccountRelay``: the Lambda relay of the account bridge (:mod:`cross_account_runtime.relay.batch`).
 
 An outbound relay reads shadow queues in the sender's account and forwards to ingress queues
 in other accounts, stamping the ARN header; an inbound relay reads ingress queues and delivers
@@ -25,7 +25,8 @@ from constructs_lib.endpoint_queue import EndpointQueue
 from constructs_lib.lambda_function import role_with_own_logs, runtime_function
 from constructs_lib.lambda_packaging import runtime_code
 from constructs_lib.queue_naming import key_alias_name
-from runtime.relay_config import (
+from cross_account_runtime.nservicebus.transport_address import parse_queue_arn
+from cross_account_runtime.relay.config import (
     ENV_DIRECTION,
     ENV_LOCAL_ENDPOINTS,
     ENV_ROUTES,
@@ -34,7 +35,6 @@ from runtime.relay_config import (
     ROUTE_DEAD_LETTER_QUEUE,
     ROUTE_DESTINATION,
 )
-from runtime.transport_address import parse_queue_arn
 
 SEND_KEY_ACTIONS = ("kms:GenerateDataKey", "kms:Decrypt")
 RELAY_TIMEOUT = Duration.seconds(60)
@@ -131,7 +131,7 @@ class CrossAccountRelay(Construct):
             self,
             role=self.role,
             log_group=self.log_group,
-            handler="runtime.relay.handler",
+            handler="cross_account_runtime.relay.batch.handler",
             code=runtime_code(),
             memory_size=256,
             timeout=RELAY_TIMEOUT,

@@ -17,7 +17,11 @@ from constructs import Construct
 
 from constructs_lib.acknowledgments import acknowledge
 from constructs_lib.validation import require_range
-from runtime.delivery_report.bucket_layout import ERROR_PREFIX, LOG_PREFIX, REPORT_PREFIX
+from cross_account_runtime.delivery_report.bucket_layout import (
+    ERROR_PREFIX,
+    LOG_PREFIX,
+    REPORT_PREFIX,
+)
 
 SERVER_ACCESS_LOGS_BY_POLICY = "@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy"
 ACCESS_LOG_RETENTION = Duration.days(90)

@@ -2,7 +2,7 @@
 
 Member accounts subscribe their topic delivery log groups to the destination (see
 :meth:`DeliveryLoggedTopic.stream_logs_to`); CloudWatch Logs hands the batches to Firehose,
-which writes them under a day prefix (:mod:`runtime.delivery_report.bucket_layout`). The
+which writes them under a day prefix (:mod:`cross_account_runtime.delivery_report.bucket_layout`). The
 destination's policy admits exactly the declared accounts, and the role CloudWatch Logs assumes
 to reach Firehose may be used only on behalf of those accounts' log groups (``aws:SourceArn``).
 """
@@ -21,7 +21,10 @@ from constructs import Construct
 
 from constructs_lib.delivery_log_bucket import DeliveryLogBucket
 from constructs_lib.validation import require_account_ids
-from runtime.delivery_report.bucket_layout import FIREHOSE_ERROR_PREFIX, FIREHOSE_PREFIX
+from cross_account_runtime.delivery_report.bucket_layout import (
+    FIREHOSE_ERROR_PREFIX,
+    FIREHOSE_PREFIX,
+)
 
 DEFAULT_DESTINATION_NAME = "messaging-delivery-logs"
 DESTINATION_NAME_LENGTH = 512

@@ -30,7 +30,7 @@ from constructs_lib.validation import (
     require_organization_ids,
     require_range,
 )
-from runtime.delivery_policy import HttpDeliveryPolicy
+from cross_account_runtime.delivery_policy.policy import HttpDeliveryPolicy
 
 LOG_ACTIONS = ("logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents")
 PUBLISH_KEY_ACTIONS = ("kms:GenerateDataKey*", "kms:Decrypt")

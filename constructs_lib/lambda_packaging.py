@@ -1,6 +1,6 @@
 """Lambda code and dependency assets, built without Docker.
 
-The function code asset holds the ``runtime`` package only (no tests, no dev dependencies,
+The function code asset holds the runtime package (:mod:`cross_account_runtime`) only (no tests, no dev dependencies,
 not the Spark job), staged into a content-addressed folder so that an unchanged runtime gives
 the same asset hash. Binary dependencies (``cryptography``) are installed by pip for the
 function's platform (``--platform ... --only-binary=:all: --target``) into a cached layer
@@ -20,8 +20,10 @@ from pathlib import Path
 from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
-PACKAGE_ROOT = Path(__file__).resolve().parent.parent
-RUNTIME_PACKAGE = PACKAGE_ROOT / "runtime"
+import cross_account_runtime
+
+RUNTIME_PACKAGE_NAME = cross_account_runtime.__name__
+RUNTIME_PACKAGE = Path(cross_account_runtime.__file__).resolve().parent
 CACHE_ROOT = (
     Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     / "cross-account-messaging"
@@ -37,7 +39,7 @@ EXCLUDED_FROM_FUNCTIONS = ("delivery_report",)
 
 
 def runtime_code(extra_packages: Sequence[Path] = ()) -> lambda_.Code:
-    """The ``runtime`` package (and any extra package folders, e.g. a user's handler) as a
+    """The runtime package (and any extra package folders, e.g. a user's handler) as a
     Lambda code asset."""
     files = runtime_package_files(include_spark_job=False)
     for package in extra_packages:
@@ -52,10 +54,10 @@ def runtime_code(extra_packages: Sequence[Path] = ()) -> lambda_.Code:
 
 
 def runtime_package_files(*, include_spark_job: bool) -> list[tuple[Path, Path]]:
-    """``(source, path in the asset)`` for every module of the ``runtime`` package; the Spark
+    """``(source, path in the asset)`` for every module of the runtime package; the Spark
     job's subpackage only when asked for (functions never import it)."""
     return [
-        (path, Path("runtime") / path.relative_to(RUNTIME_PACKAGE))
+        (path, Path(RUNTIME_PACKAGE_NAME) / path.relative_to(RUNTIME_PACKAGE))
         for path in sorted(RUNTIME_PACKAGE.rglob("*.py"))
         if include_spark_job
         or path.relative_to(RUNTIME_PACKAGE).parts[0] not in EXCLUDED_FROM_FUNCTIONS

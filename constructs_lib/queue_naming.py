@@ -1,14 +1,14 @@
 """Queue names as NServiceBus endpoints compute them, checked against SQS's rules at synth.
 
 The stacks must create exactly the queue an endpoint will look up by name, so the names come
-from the runtime's own generator (:func:`runtime.transport_address.default_queue_name`: prefix
+from the runtime's own generator (:func:`cross_account_runtime.nservicebus.transport_address.default_queue_name`: prefix
 applied once, other characters replaced by ``-``) and are checked against SQS's limits before
 CloudFormation ever sees them.
 """
 
 from __future__ import annotations
 
-from runtime.transport_address import (
+from cross_account_runtime.nservicebus.transport_address import (
     FIFO_SUFFIX,
     MAX_QUEUE_NAME_LENGTH,
     AddressError,

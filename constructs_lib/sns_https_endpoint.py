@@ -1,6 +1,6 @@
 """``SnsHttpsEndpoint``: a Lambda function URL that receives a topic's HTTPS deliveries safely.
 
-The function runs :mod:`runtime.sns_https_endpoint`: it verifies every message's signature and
+The function runs :mod:`cross_account_runtime.sns_endpoint.receiver`: it verifies every message's signature and
 certificate URL, accepts only allow-listed topics, refuses replays, confirms the subscription,
 and deduplicates deliveries in a DynamoDB table, because SNS delivers at least once.
 """
@@ -19,8 +19,8 @@ from constructs import Construct
 from constructs_lib.delivery_logged_topic import DeliveryLoggedTopic
 from constructs_lib.lambda_function import role_with_own_logs, runtime_function
 from constructs_lib.lambda_packaging import dependencies_layer, runtime_code
-from runtime.delivery_policy import HttpDeliveryPolicy
-from runtime.sns_https_endpoint import (
+from cross_account_runtime.delivery_policy.policy import HttpDeliveryPolicy
+from cross_account_runtime.sns_endpoint.receiver import (
     DEFAULT_REPLAY_WINDOW_SECONDS,
     ENV_ALLOWED_TOPIC_ARNS,
     ENV_DEDUPE_TABLE,
@@ -105,7 +105,7 @@ class SnsHttpsEndpoint(Construct):
             self,
             role=self.role,
             log_group=self.log_group,
-            handler="runtime.sns_https_endpoint.handler",
+            handler="cross_account_runtime.sns_endpoint.receiver.handler",
             code=runtime_code(extra),
             layers=[dependencies_layer(self, "Cryptography", [CRYPTOGRAPHY_REQUIREMENT])],
             memory_size=memory_size,

@@ -2,7 +2,7 @@
 
 moto neither writes SNS delivery-status logs nor runs Firehose or EMR Serverless, so this
 module plays the three parts the analytics stack plays in AWS, on the same bucket layout
-(:mod:`runtime.delivery_report.bucket_layout`):
+(:mod:`cross_account_runtime.delivery_report.bucket_layout`):
 
 1. SNS logging and Firehose: seeded sample logs for the topology's own topics and
    subscriptions (each protocol failing the way it tends to, HTTPS ones under their delivery
@@ -29,11 +29,11 @@ from botocore.exceptions import ClientError
 from pyspark import SparkContext
 from pyspark.sql import SparkSession
 
+from cross_account_runtime.delivery_report import bucket_layout, job
+from cross_account_runtime.delivery_report.sample import topology as sample
+from cross_account_runtime.delivery_report.sample.generator import generate
+from cross_account_runtime.delivery_report.sample.writers import write_firehose
 from local_aws.accounts import AccountCredentials
-from runtime.delivery_report import bucket_layout, job
-from runtime.delivery_report import topology as sample
-from runtime.delivery_report.generator import generate
-from runtime.delivery_report.sample_writers import write_firehose
 from stacks.topology import Topology
 from stacks.topology_topics import Topic, TopicSubscription
 

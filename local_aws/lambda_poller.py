@@ -24,7 +24,7 @@ Docker the attempt fails and the message is made visible again, but the attempt 
 receive: a message's first delivery here shows ``ApproximateReceiveCount`` 2, and a source
 queue's ``maxReceiveCount`` allows one real attempt less than in AWS.
 
-Only handlers of this project's ``runtime`` package are imported: running arbitrary code named
+Only handlers of this project's runtime package (:mod:`cross_account_runtime`) are imported: running arbitrary code named
 by a deployed function is not what a local check of this project should do.
 """
 
@@ -45,10 +45,11 @@ from typing import Any
 
 import boto3
 
+import cross_account_runtime
+from cross_account_runtime.nservicebus.transport_address import parse_queue_arn
 from local_aws.accounts import AccountCredentials, routed_session
-from runtime.transport_address import parse_queue_arn
 
-RUNTIME_PACKAGE = "runtime"
+RUNTIME_PACKAGE = cross_account_runtime.__name__
 MAX_WARNING_LINES = 10
 WARNING_LEVELS = frozenset({"WARNING", "ERROR", "CRITICAL"})
 DEFAULT_MAX_ROUNDS = 20
@@ -218,7 +219,7 @@ def read_mappings(credentials: AccountCredentials, endpoint_url: str) -> tuple[S
 
 def load_handler(function_name: str, handler: str) -> Handler:
     """A fresh copy of the handler's module (one per function, as a container has its own)
-    and the handler in it; refuses handlers outside the ``runtime`` package."""
+    and the handler in it; refuses handlers outside the runtime package."""
     module_name, _, attribute = handler.rpartition(".")
     if not module_name.startswith(RUNTIME_PACKAGE + ".") or not attribute:
         raise HandlerRefusedError(

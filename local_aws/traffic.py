@@ -24,11 +24,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from cross_account_runtime.nservicebus.arn_header import ARN_HEADER, decode
+from cross_account_runtime.nservicebus.transport_address import parse_queue_arn
+from cross_account_runtime.nservicebus.wire_format import (
+    HEADERS_ATTRIBUTE,
+    MessageFormatError,
+    read_headers,
+)
 from local_aws.accounts import AccountCredentials
 from local_aws.lambda_poller import DEFAULT_MAX_ROUNDS, LambdaPoller, PumpLimitError, PumpResult
-from runtime.arn_header import ARN_HEADER, decode
-from runtime.nsb_message import HEADERS_ATTRIBUTE, MessageFormatError, read_headers
-from runtime.transport_address import parse_queue_arn
 from stacks.topology import Endpoint, Topology
 from stacks.topology_topics import Topic
 

@@ -29,7 +29,7 @@ from constructs_lib.queue_naming import (
     ingress_queue_name,
     subscription_dead_letter_queue_name,
 )
-from runtime.delivery_report.bucket_layout import (
+from cross_account_runtime.delivery_report.bucket_layout import (
     ERROR_PREFIX,
     FIREHOSE_ERROR_PREFIX,
     FIREHOSE_PREFIX,
@@ -37,7 +37,7 @@ from runtime.delivery_report.bucket_layout import (
     REPORT_PREFIX,
     bucket_name,
 )
-from runtime.relay_config import (
+from cross_account_runtime.relay.config import (
     ENV_DIRECTION,
     ENV_ROUTES,
     ROUTE_DEAD_LETTER_QUEUE,

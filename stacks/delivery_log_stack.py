@@ -19,7 +19,7 @@ from constructs_lib.delivery_log_stream import (
     destination_arn,
 )
 from constructs_lib.delivery_report_job import DeliveryReportJob
-from runtime.delivery_report.bucket_layout import bucket_name
+from cross_account_runtime.delivery_report.bucket_layout import bucket_name
 from stacks.topology import Account, Topology
 from stacks.topology_analytics import AnalyticsSettings
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from constructs_lib.validation import ORGANIZATION_ID
-from runtime.delivery_policy import DeliveryPolicyError, HttpDeliveryPolicy
+from cross_account_runtime.delivery_policy.policy import DeliveryPolicyError, HttpDeliveryPolicy
 from stacks.field_checker import FieldChecker
 
 TOPIC_NAME = re.compile(r"^[A-Za-z0-9_-]{1,256}$")

@@ -38,7 +38,7 @@ def one(template: Template, kind: str) -> dict[str, Any]:
 
 def test_the_function_runs_the_relay_with_its_configuration(outbound: Template) -> None:
     function = one(outbound, "AWS::Lambda::Function")["Properties"]
-    assert function["Handler"] == "runtime.relay.handler"
+    assert function["Handler"] == "cross_account_runtime.relay.batch.handler"
     assert function["Architectures"] == ["arm64"]
     env = function["Environment"]["Variables"]
     assert env["RELAY_DIRECTION"] == "outbound"

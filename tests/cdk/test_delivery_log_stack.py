@@ -12,7 +12,10 @@ from aws_cdk import App, Duration, Environment, Stack
 from aws_cdk.assertions import Template
 
 from constructs_lib import DeliveryLogBucket, DeliveryLogStream, DeliveryReportJob, LogFormat
-from runtime.delivery_report.bucket_layout import FIREHOSE_ERROR_PREFIX, FIREHOSE_PREFIX
+from cross_account_runtime.delivery_report.bucket_layout import (
+    FIREHOSE_ERROR_PREFIX,
+    FIREHOSE_PREFIX,
+)
 
 pytestmark = pytest.mark.synth
 

@@ -51,7 +51,7 @@ def test_the_function_runs_the_endpoint_runtime_on_arm64(
     synthesized: tuple[Template, Path],
 ) -> None:
     function = one(synthesized[0], "AWS::Lambda::Function")["Properties"]
-    assert function["Handler"] == "runtime.sns_https_endpoint.handler"
+    assert function["Handler"] == "cross_account_runtime.sns_endpoint.receiver.handler"
     assert function["Architectures"] == ["arm64"]
     assert function["Runtime"] == "python3.14"
     assert function["Timeout"] == 15
@@ -75,9 +75,11 @@ def test_the_code_asset_holds_the_runtime_and_the_handler_only(
 ) -> None:
     asset = staged_asset(synthesized[1], synthesized[0], "AWS::Lambda::Function")
     names = {str(p.relative_to(asset)) for p in asset.rglob("*") if p.is_file()}
-    assert "runtime/sns_https_endpoint.py" in names
+    assert "cross_account_runtime/sns_endpoint/receiver.py" in names
     assert "partner/handler.py" in names
-    assert not any(n.startswith(("tests/", "runtime/delivery_report/")) for n in names)
+    assert not any(
+        n.startswith(("tests/", "cross_account_runtime/delivery_report/")) for n in names
+    )
     assert all(n.endswith(".py") for n in names)
 
 

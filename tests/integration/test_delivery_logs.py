@@ -16,6 +16,8 @@ import pytest
 from pyspark import SparkContext
 from pyspark.sql import SparkSession
 
+from cross_account_runtime.delivery_report import bucket_layout, job
+from cross_account_runtime.delivery_report.sample.generator import Truth, generate
 from local_aws.accounts import AccountCredentials
 from local_aws.delivery_logs import (
     CROSS_ACCOUNT_SQS,
@@ -31,8 +33,6 @@ from local_aws.delivery_logs import (
     sample_topology,
     write_day,
 )
-from runtime.delivery_report import bucket_layout, job
-from runtime.delivery_report.generator import Truth, generate
 from stacks.app_builder import topology_from_context
 from stacks.topology import parse_topology
 from tests.integration.accounts import fresh_account

@@ -19,9 +19,11 @@ from typing import Any
 import boto3
 import pytest
 
+from cross_account_runtime.nservicebus.arn_header import ARN_HEADER, decode
 from local_aws.accounts import AccountCredentials
 from local_aws.lambda_poller import (
     MAX_WARNING_LINES,
+    RUNTIME_PACKAGE,
     HandlerRefusedError,
     Invocation,
     LambdaPoller,
@@ -31,12 +33,11 @@ from local_aws.lambda_poller import (
     lambda_record,
     pump,
 )
-from runtime.arn_header import ARN_HEADER, decode
 from tests.integration.accounts import fresh_account
 
 pytestmark = pytest.mark.moto
 
-RELAY_HANDLER = "runtime.relay.handler"
+RELAY_HANDLER = "cross_account_runtime.relay.batch.handler"
 
 
 @dataclass(frozen=True)
@@ -402,8 +403,9 @@ def test_a_handler_outside_the_runtime_package_is_refused_before_anything_moves(
     with pytest.raises(HandlerRefusedError) as refused:
         pump([new_account], moto_endpoint)
 
-    assert f"function {name}: handler 'index.handler' is outside the runtime package" in str(
-        refused.value
+    assert (
+        f"function {name}: handler 'index.handler' is outside the {RUNTIME_PACKAGE} package"
+        in str(refused.value)
     )
     assert queue_counts(new_account, moto_endpoint, queue) == (1, 0)
 

@@ -21,11 +21,11 @@ from typing import Any
 import boto3
 import pytest
 
+from cross_account_runtime.nservicebus.transport_address import parse_queue_arn
+from cross_account_runtime.nservicebus.wire_format import HEADERS_ATTRIBUTE
+from cross_account_runtime.relay.batch import Relay
+from cross_account_runtime.relay.config import RelayConfig
 from local_aws.accounts import MOTO_ACCOUNT_HEADER, route_sqs_by_queue_url
-from runtime.nsb_message import HEADERS_ATTRIBUTE
-from runtime.relay import Relay
-from runtime.relay_config import RelayConfig
-from runtime.transport_address import parse_queue_arn
 
 REGION = "us-east-1"
 SALES_ACCOUNT = "111111111111"

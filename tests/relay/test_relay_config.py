@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from runtime.relay_config import ConfigurationError, RelayConfig
+from cross_account_runtime.relay.config import ConfigurationError, RelayConfig
 from tests.relay.conftest import (
     BILLING_ARN,
     BILLING_INGRESS_ARN,

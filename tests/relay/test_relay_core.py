@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 
-from runtime.arn_header import ARN_HEADER, decode
-from runtime.nsb_message import HEADERS_ATTRIBUTE
-from runtime.relay import (
+from cross_account_runtime.nservicebus.arn_header import ARN_HEADER, decode
+from cross_account_runtime.nservicebus.transport_address import parse_queue_arn
+from cross_account_runtime.nservicebus.wire_format import HEADERS_ATTRIBUTE
+from cross_account_runtime.relay.batch import (
     FORWARDED,
     MALFORMED_ARN_HEADER,
     MALFORMED_RECORD,
@@ -22,7 +23,6 @@ from runtime.relay import (
     UNSTAMPABLE_HEADER,
     relay_message,
 )
-from runtime.transport_address import parse_queue_arn
 from tests.relay.conftest import (
     BILLING_ARN,
     BILLING_INGRESS_ARN,

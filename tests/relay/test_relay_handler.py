@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from runtime import relay as relay_module
-from runtime.arn_header import ARN_HEADER, decode
-from runtime.json_log import JsonLogger
-from runtime.relay import REJECTION_ATTRIBUTE, Relay, SqsClients
-from runtime.transport_address import parse_queue_arn
+from cross_account_runtime.common.json_log import JsonLogger
+from cross_account_runtime.nservicebus.arn_header import ARN_HEADER, decode
+from cross_account_runtime.nservicebus.transport_address import parse_queue_arn
+from cross_account_runtime.relay import batch as relay_module
+from cross_account_runtime.relay.batch import REJECTION_ATTRIBUTE, Relay, SqsClients
 from tests.relay.conftest import (
     BILLING_INGRESS_ARN,
     BILLING_SHADOW_ARN,
@@ -277,7 +277,7 @@ def test_clients_are_created_lazily_once_per_region() -> None:
 def test_importing_the_relay_loads_neither_boto3_nor_botocore() -> None:
     """Cold starts pay for boto3 only when the first message is sent."""
     probe = (
-        "import sys, runtime.relay; "
+        "import sys, cross_account_runtime.relay.batch; "
         "print(sorted(m for m in ('boto3', 'botocore', 'typing', 'dataclasses') "
         "if m in sys.modules))"
     )

@@ -27,11 +27,11 @@ from typing import Any
 
 import pytest
 
-from runtime import relay as relay_module
-from runtime.arn_header import ARN_HEADER, decode
-from runtime.nsb_message import HEADERS_ATTRIBUTE
-from runtime.relay import MAX_MESSAGE_BYTES, REJECTION_ATTRIBUTE, Relay
-from runtime.transport_address import parse_queue_arn
+from cross_account_runtime.nservicebus.arn_header import ARN_HEADER, decode
+from cross_account_runtime.nservicebus.transport_address import parse_queue_arn
+from cross_account_runtime.nservicebus.wire_format import HEADERS_ATTRIBUTE
+from cross_account_runtime.relay import batch as relay_module
+from cross_account_runtime.relay.batch import MAX_MESSAGE_BYTES, REJECTION_ATTRIBUTE, Relay
 from tests.relay.conftest import (
     BILLING_ACCOUNT,
     SALES_ACCOUNT,

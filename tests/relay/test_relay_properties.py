@@ -8,9 +8,14 @@ from typing import Any
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from runtime.arn_header import ARN_HEADER, UnencodableEntryError, decode, encode
-from runtime.nsb_message import HEADERS_ATTRIBUTE, read_headers
-from runtime.relay import FORWARDED, UNSTAMPABLE_HEADER, relay_message
+from cross_account_runtime.nservicebus.arn_header import (
+    ARN_HEADER,
+    UnencodableEntryError,
+    decode,
+    encode,
+)
+from cross_account_runtime.nservicebus.wire_format import HEADERS_ATTRIBUTE, read_headers
+from cross_account_runtime.relay.batch import FORWARDED, UNSTAMPABLE_HEADER, relay_message
 from tests.relay.conftest import (
     BILLING_INGRESS_ARN,
     SALES_ARN,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from runtime.arn_header import (
+from cross_account_runtime.nservicebus.arn_header import (
     ARN_HEADER,
     ArnHeaderError,
     UnencodableEntryError,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from runtime.arn_header import (
+from cross_account_runtime.nservicebus.arn_header import (
     ARN_HEADER,
     ArnHeaderError,
     UnencodableEntryError,

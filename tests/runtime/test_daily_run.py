@@ -6,14 +6,14 @@ from datetime import date
 
 import pytest
 
-from runtime.delivery_report.bucket_layout import (
+from cross_account_runtime.delivery_report.bucket_layout import (
     FIREHOSE_PREFIX,
     bucket_name,
     day_prefix,
     previous_day,
     report_prefix,
 )
-from runtime.delivery_report.cli import parse_args
+from cross_account_runtime.delivery_report.cli import parse_args
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from runtime.delivery_policy import (
+from cross_account_runtime.delivery_policy.policy import (
     DEFAULT,
     BackoffFunction,
     DeliveryPolicyError,
@@ -23,7 +23,7 @@ from runtime.delivery_policy import (
     HttpDeliveryPolicy,
     RetryAttempt,
 )
-from runtime.delivery_policy_preview import main
+from cross_account_runtime.delivery_policy.preview import main
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -457,7 +457,7 @@ def test_the_preview_exits_2_on_bad_input_naming_the_field(
 
 
 def test_the_preview_runs_as_a_module() -> None:
-    command = [sys.executable, "-m", "runtime.delivery_policy_preview"]
+    command = [sys.executable, "-m", "cross_account_runtime.delivery_policy.preview"]
     good = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
     bad = subprocess.run(
         [*command, "--policy", '{"healthyRetryPolicy": {"minDelayTarget": 0}}'],

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from runtime.arn_header import ARN_HEADER, substitute_incoming
-from runtime.nsb_message import (
+from cross_account_runtime.nservicebus.arn_header import ARN_HEADER, substitute_incoming
+from cross_account_runtime.nservicebus.wire_format import (
     HEADERS_ATTRIBUTE,
     MessageFormatError,
     read_headers,

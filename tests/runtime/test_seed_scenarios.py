@@ -12,8 +12,12 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from runtime.arn_header import ARN_HEADER, stamp_outgoing, substitute_incoming
-from runtime.transport_address import (
+from cross_account_runtime.nservicebus.arn_header import (
+    ARN_HEADER,
+    stamp_outgoing,
+    substitute_incoming,
+)
+from cross_account_runtime.nservicebus.transport_address import (
     Addressing,
     EndpointRouting,
     Location,

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from runtime.transport_address import (
+from cross_account_runtime.nservicebus.transport_address import (
     ENV_ACCOUNT_ID,
     ENV_DEFAULT_REGION,
     ENV_ENDPOINT_ACCOUNTS,

@@ -26,14 +26,14 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
 from cryptography.x509.oid import NameOID
 
-from runtime.json_log import JsonLogger
-from runtime.sns_https_endpoint import (
+from cross_account_runtime.common.json_log import JsonLogger
+from cross_account_runtime.sns_endpoint.receiver import (
     DynamoDbDedupe,
     EndpointConfig,
     Notification,
     SnsHttpsEndpoint,
 )
-from runtime.sns_signature import CertificateCache, FetchError, verify
+from cross_account_runtime.sns_endpoint.signature import CertificateCache, FetchError, verify
 
 NOW = dt.datetime(2026, 6, 1, 12, 0, 0, tzinfo=dt.UTC)
 TOPIC_ARN = "arn:aws:sns:us-east-1:111111111111:Orders"

@@ -18,8 +18,8 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from runtime.sns_https_endpoint import confirm_subscription_over_https
-from runtime.sns_signature import (
+from cross_account_runtime.sns_endpoint.receiver import confirm_subscription_over_https
+from cross_account_runtime.sns_endpoint.signature import (
     MAX_CERTIFICATE_BYTES,
     FetchError,
     download_certificate,
@@ -188,7 +188,7 @@ def test_plain_http_is_refused_without_connecting() -> None:
 def test_importing_the_handler_loads_neither_cryptography_nor_boto3() -> None:
     """Cold starts pay only for what a delivery needs; the heavy libraries load on first use."""
     probe = (
-        "import sys, runtime.sns_https_endpoint; "
+        "import sys, cross_account_runtime.sns_endpoint.receiver; "
         "print(sorted(m for m in ('boto3', 'botocore', 'cryptography', 'urllib.request') "
         "if m in sys.modules))"
     )

@@ -8,7 +8,7 @@ import json
 import boto3
 import pytest
 
-from runtime.sns_https_endpoint import (
+from cross_account_runtime.sns_endpoint.receiver import (
     CLAIMED,
     DONE,
     IN_PROGRESS,

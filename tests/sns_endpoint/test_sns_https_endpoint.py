@@ -13,16 +13,16 @@ from typing import Any
 
 import pytest
 
-from runtime import sns_https_endpoint
-from runtime.json_log import JsonLogger
-from runtime.sns_https_endpoint import (
+from cross_account_runtime.common.json_log import JsonLogger
+from cross_account_runtime.sns_endpoint import receiver as sns_https_endpoint
+from cross_account_runtime.sns_endpoint.receiver import (
     MAX_BODY_BYTES,
     ConfigurationError,
     EndpointConfig,
     SnsHttpsEndpoint,
     load_handler,
 )
-from runtime.sns_signature import FetchError
+from cross_account_runtime.sns_endpoint.signature import FetchError
 from tests.sns_endpoint.conftest import (
     NOW,
     OTHER_ALLOWED_TOPIC_ARN,

@@ -10,7 +10,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from runtime.sns_signature import (
+from cross_account_runtime.sns_endpoint.signature import (
     CertificateCache,
     CertificateFetchError,
     FetchError,

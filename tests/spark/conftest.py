@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 from pyspark.sql import SparkSession
 
-from runtime.delivery_report.detect import Layout
-from runtime.delivery_report.generator import SampleData, generate
-from runtime.delivery_report.inputs import list_input_files
-from runtime.delivery_report.layouts import units_for_files
-from runtime.delivery_report.normalize import classify_units
-from runtime.delivery_report.sample_writers import WRITERS, write_layouts
+from cross_account_runtime.delivery_report.detect import Layout
+from cross_account_runtime.delivery_report.inputs import list_input_files
+from cross_account_runtime.delivery_report.layouts import units_for_files
+from cross_account_runtime.delivery_report.normalize import classify_units
+from cross_account_runtime.delivery_report.sample.generator import SampleData, generate
+from cross_account_runtime.delivery_report.sample.writers import WRITERS, write_layouts
 
 SAMPLE_RECORDS = 2000
 SAMPLE_SEED = 11

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as sf
 
-from runtime.delivery_report.causes import (
+from cross_account_runtime.delivery_report.causes import (
     CAUSE_RULES,
     CauseRule,
     cause_column,

@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from runtime.delivery_report.detect import (
+from cross_account_runtime.delivery_report.detect import (
     Layout,
     detect_layout,
     head_text,
     needs_python_gunzip,
     skip_reason,
 )
-from runtime.delivery_report.errors import InputError
-from runtime.delivery_report.gunzip import gunzip_members, split_lines
-from runtime.delivery_report.inputs import check_local_inputs, hadoop_uri
+from cross_account_runtime.delivery_report.errors import InputError
+from cross_account_runtime.delivery_report.gunzip import gunzip_members, split_lines
+from cross_account_runtime.delivery_report.inputs import check_local_inputs, hadoop_uri
 
 
 @pytest.mark.parametrize(

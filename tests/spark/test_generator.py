@@ -9,12 +9,18 @@ from typing import Any
 
 import pytest
 
-from runtime.delivery_policy import DeliveryPolicyError, HttpDeliveryPolicy
-from runtime.delivery_report.causes import classify
-from runtime.delivery_report.generator import SampleData, generate
-from runtime.delivery_report.retry_schedule import MANAGED_MAX_ATTEMPTS, http_delays
-from runtime.delivery_report.sample_data import main
-from runtime.delivery_report.topology import default_topology, topology_from_dict
+from cross_account_runtime.delivery_policy.policy import DeliveryPolicyError, HttpDeliveryPolicy
+from cross_account_runtime.delivery_report.causes import classify
+from cross_account_runtime.delivery_report.sample.cli import main
+from cross_account_runtime.delivery_report.sample.generator import SampleData, generate
+from cross_account_runtime.delivery_report.sample.retry_schedule import (
+    MANAGED_MAX_ATTEMPTS,
+    http_delays,
+)
+from cross_account_runtime.delivery_report.sample.topology import (
+    default_topology,
+    topology_from_dict,
+)
 
 PROTOCOL_PREFIXES = {
     "arn:aws:sqs:": "sqs",

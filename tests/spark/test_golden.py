@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pyspark.sql import SparkSession
 
-from runtime.delivery_report.detect import Layout
+from cross_account_runtime.delivery_report.detect import Layout
 from tests.spark.conftest import classified_rows, write_lines
 
 pytestmark = pytest.mark.spark

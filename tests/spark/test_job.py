@@ -12,14 +12,14 @@ import pytest
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as sf
 
-from runtime.delivery_report import job
-from runtime.delivery_report.cli import main
-from runtime.delivery_report.errors import AccountingError
-from runtime.delivery_report.generator import SampleData
-from runtime.delivery_report.job import JobConfig, run
-from runtime.delivery_report.normalize import with_outcome
-from runtime.delivery_report.sample_writers import WRITERS
-from runtime.delivery_report.summary import comparable
+from cross_account_runtime.delivery_report import job
+from cross_account_runtime.delivery_report.cli import main
+from cross_account_runtime.delivery_report.errors import AccountingError
+from cross_account_runtime.delivery_report.job import JobConfig, run
+from cross_account_runtime.delivery_report.normalize import with_outcome
+from cross_account_runtime.delivery_report.sample.generator import SampleData
+from cross_account_runtime.delivery_report.sample.writers import WRITERS
+from cross_account_runtime.delivery_report.summary import comparable
 from tests.spark.conftest import write_lines
 from tests.spark.test_golden import LAMBDA, TLS
 
@@ -129,7 +129,7 @@ def test_unknown_layout_is_refused_by_the_command_line(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "runtime.delivery_report",
+            "cross_account_runtime.delivery_report",
             "--input",
             str(tmp_path),
             "--output",

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from pyspark.sql import SparkSession
 
-from runtime.delivery_report.detect import Layout
-from runtime.delivery_report.inputs import list_input_files
+from cross_account_runtime.delivery_report.detect import Layout
+from cross_account_runtime.delivery_report.inputs import list_input_files
 from tests.spark.conftest import classified_rows, write_lines
 from tests.spark.test_golden import LAMBDA, TLS
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from runtime.delivery_report.report import render_report
-from runtime.delivery_report.summary import Aggregates, build_summary
+from cross_account_runtime.delivery_report.report import render_report
+from cross_account_runtime.delivery_report.summary import Aggregates, build_summary
 
 HOSTILE = "<script>alert(1)</script>"
 

@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from runtime.delivery_report.generator import LogEvent, SampleData
+from cross_account_runtime.delivery_report.sample.generator import LogEvent, SampleData
 
 LINES_PER_FILE = 50_000
 EVENTS_PER_ENVELOPE = 200

@@ -7,7 +7,7 @@ subscribe that URL to the topics named in ``SNS_ENDPOINT_ALLOWED_TOPIC_ARNS``. E
 2. matched against the ``x-amz-sns-message-type`` header (and ``x-amz-sns-topic-arn`` if sent);
 3. refused unless its ``TopicArn`` is on the allow-list and its ``Timestamp`` is within the
    replay window;
-4. verified with :func:`runtime.sns_signature.verify` (certificate URL rules, signature);
+4. verified with :func:`cross_account_runtime.sns_endpoint.signature.verify` (certificate URL rules, signature);
 5. handled by type: a ``SubscriptionConfirmation`` is confirmed by fetching its
    ``SubscribeURL`` (https on an SNS host only), an ``UnsubscribeConfirmation`` is
    acknowledged, a ``Notification`` is claimed in DynamoDB by ``MessageId`` and passed to the
@@ -37,9 +37,9 @@ import time
 import traceback
 from dataclasses import dataclass, field
 
-from runtime import sns_signature
-from runtime.json_log import JsonLogger
-from runtime.sns_signature import (
+from cross_account_runtime.common.json_log import JsonLogger
+from cross_account_runtime.sns_endpoint import signature as sns_signature
+from cross_account_runtime.sns_endpoint.signature import (
     NOTIFICATION,
     SUBSCRIPTION_CONFIRMATION,
     CertificateCache,
@@ -755,7 +755,7 @@ def _default_endpoint() -> SnsHttpsEndpoint:
 
 
 def handler(event: Mapping[str, Any], context: Any) -> dict[str, object]:
-    """The Lambda entry point (``runtime.sns_https_endpoint.handler``).
+    """The Lambda entry point (``cross_account_runtime.sns_endpoint.receiver.handler``).
 
     A configuration error answers 500 to every delivery, so that SNS keeps retrying until the
     configuration is fixed, and is logged with the fix.

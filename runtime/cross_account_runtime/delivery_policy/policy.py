@@ -12,7 +12,7 @@ from ``minDelayTarget`` to ``maxDelayTarget`` along ``backoffFunction``), post-b
 (``numMaxDelayRetries`` at ``maxDelayTarget``). The whole schedule must fit in 3,600 s.
 
 The backoff curves are an assumption; see :data:`BACKOFF_CURVES`. Pure standard library, so the
-CLI (:mod:`runtime.delivery_policy_preview`) and other tools can use it without CDK.
+CLI (:mod:`cross_account_runtime.delivery_policy.preview`) and other tools can use it without CDK.
 """
 
 from __future__ import annotations
@@ -191,7 +191,7 @@ class HttpDeliveryPolicy:
                 f"{_field('num_retries')}: the retry schedule takes {total:.1f} s with the "
                 f"assumed {self.backoff_function.value} curve, over SNS's limit of "
                 f"{MAX_SCHEDULE_SECONDS} s; lower numRetries, numMaxDelayRetries or "
-                "maxDelayTarget (preview with python -m runtime.delivery_policy_preview)"
+                "maxDelayTarget (preview with python -m cross_account_runtime.delivery_policy.preview)"
             )
 
     def _check_types(self) -> None:

@@ -14,11 +14,11 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as sf
 from pyspark.sql import types as st
 
-from runtime.delivery_report.detect import Layout
-from runtime.delivery_report.inputs import InputFile, read_lines
-from runtime.delivery_report.schema import ENVELOPE_SCHEMA, PAGE_SCHEMA, UNIT_SCHEMA
-from runtime.delivery_report.text_columns import ends_object, is_blank
-from runtime.delivery_report.timestamps import lenient_timestamp
+from cross_account_runtime.delivery_report.detect import Layout
+from cross_account_runtime.delivery_report.inputs import InputFile, read_lines
+from cross_account_runtime.delivery_report.schema import ENVELOPE_SCHEMA, PAGE_SCHEMA, UNIT_SCHEMA
+from cross_account_runtime.delivery_report.text_columns import ends_object, is_blank
+from cross_account_runtime.delivery_report.timestamps import lenient_timestamp
 
 SAMPLE_CHARS = 300
 PIECE_SEPARATOR = "\u0001"

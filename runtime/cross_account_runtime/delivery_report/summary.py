@@ -16,8 +16,8 @@ from typing import Any
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as sf
 
-from runtime.delivery_report.inputs import InputFile
-from runtime.delivery_report.normalize import SKIP_REASONS
+from cross_account_runtime.delivery_report.inputs import InputFile
+from cross_account_runtime.delivery_report.normalize import SKIP_REASONS
 
 PERCENTILES = (0.5, 0.95, 0.99)
 TOP_DESTINATIONS = 10

@@ -1,4 +1,4 @@
-"""Command line of the sample-data generator: ``python -m runtime.delivery_report.sample_data``.
+"""Command line of the sample-data generator: ``python -m cross_account_runtime.delivery_report.sample.cli``.
 
 Writes ``--records`` delivery-status log events, reproducible from ``--seed``, in one layout
 or all four, plus ``manifest.json`` with the counts the job must find in them.
@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from runtime.delivery_report.generator import DEFAULT_START, generate
-from runtime.delivery_report.sample_writers import WRITERS, write_layouts
-from runtime.delivery_report.topology import topology_from_dict
+from cross_account_runtime.delivery_report.sample.generator import DEFAULT_START, generate
+from cross_account_runtime.delivery_report.sample.topology import topology_from_dict
+from cross_account_runtime.delivery_report.sample.writers import WRITERS, write_layouts
 
 
 def main(argv: Sequence[str] | None = None) -> int:

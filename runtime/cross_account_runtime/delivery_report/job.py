@@ -21,13 +21,18 @@ from typing import Any
 from pyspark.sql import Observation, SparkSession
 from pyspark.sql import functions as sf
 
-from runtime.delivery_report.detect import Layout
-from runtime.delivery_report.errors import AccountingError
-from runtime.delivery_report.inputs import InputFile, list_input_files
-from runtime.delivery_report.layouts import units_for_files
-from runtime.delivery_report.normalize import PARSED, REJECTED, classify_units, with_outcome
-from runtime.delivery_report.report import render_report
-from runtime.delivery_report.summary import build_summary, collect_aggregates
+from cross_account_runtime.delivery_report.detect import Layout
+from cross_account_runtime.delivery_report.errors import AccountingError
+from cross_account_runtime.delivery_report.inputs import InputFile, list_input_files
+from cross_account_runtime.delivery_report.layouts import units_for_files
+from cross_account_runtime.delivery_report.normalize import (
+    PARSED,
+    REJECTED,
+    classify_units,
+    with_outcome,
+)
+from cross_account_runtime.delivery_report.report import render_report
+from cross_account_runtime.delivery_report.summary import build_summary, collect_aggregates
 
 SUMMARY_FILE = "summary.json"
 REPORT_FILE = "report.html"

@@ -11,14 +11,14 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as sf
 from pyspark.sql import types as st
 
-from runtime.delivery_report.causes import cause_column, error_code_column
-from runtime.delivery_report.schema import (
+from cross_account_runtime.delivery_report.causes import cause_column, error_code_column
+from cross_account_runtime.delivery_report.schema import (
     CORRUPT_COLUMN,
     RECORD_SCHEMA_WITH_CORRUPT,
     UNIT_SCHEMA,
 )
-from runtime.delivery_report.text_columns import ends_object, is_blank
-from runtime.delivery_report.timestamps import lenient_timestamp
+from cross_account_runtime.delivery_report.text_columns import ends_object, is_blank
+from cross_account_runtime.delivery_report.timestamps import lenient_timestamp
 
 SAMPLE_CHARS = 300
 UNKNOWN_TOPIC = "(unknown)"

@@ -22,16 +22,16 @@ from pyspark import cloudpickle
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as sf
 
-from runtime.delivery_report import gunzip
-from runtime.delivery_report.detect import (
+from cross_account_runtime.delivery_report import gunzip
+from cross_account_runtime.delivery_report.detect import (
     Layout,
     detect_layout,
     head_text,
     needs_python_gunzip,
     skip_reason,
 )
-from runtime.delivery_report.errors import InputError
-from runtime.delivery_report.schema import LINE_SCHEMA
+from cross_account_runtime.delivery_report.errors import InputError
+from cross_account_runtime.delivery_report.schema import LINE_SCHEMA
 
 SNIFF_BYTES = 65536
 SNIFF_THREADS = 16

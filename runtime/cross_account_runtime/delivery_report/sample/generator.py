@@ -21,13 +21,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from runtime.delivery_report.retry_schedule import (
+from cross_account_runtime.delivery_report.sample.retry_schedule import (
     MANAGED_MAX_ATTEMPTS,
     http_delays,
     managed_elapsed,
     push_delay,
 )
-from runtime.delivery_report.topology import (
+from cross_account_runtime.delivery_report.sample.topology import (
     RETRIED_CAUSES,
     Subscription,
     Topic,

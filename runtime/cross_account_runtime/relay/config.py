@@ -1,4 +1,4 @@
-"""Configuration of the SQS relay (:mod:`runtime.relay`), read from the environment.
+"""Configuration of the SQS relay (:mod:`cross_account_runtime.relay.batch`), read from the environment.
 
 The topology decides which queues a relay reads, where each one forwards to, and which local
 endpoints' addresses it stamps; the CDK construct passes that in three variables:
@@ -16,7 +16,7 @@ endpoints' addresses it stamps; the CDK construct passes that in three variables
 
     ``destination`` is where its messages go; ``deadLetterQueue`` is the queue's own redrive
     dead-letter queue, to which the relay sends the messages it refuses (see
-    :mod:`runtime.relay`).
+    :mod:`cross_account_runtime.relay.batch`).
 ``RELAY_LOCAL_ENDPOINTS`` (outbound: required; inbound: must be unset)
     A JSON object mapping each local endpoint's legacy transport address (the value its
     headers carry, e.g. ``"Sales"``) to its queue ARN, its canonical transport address.
@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 
-from runtime.transport_address import (
+from cross_account_runtime.nservicebus.transport_address import (
     FIFO_SUFFIX,
     AddressError,
     QueueArn,

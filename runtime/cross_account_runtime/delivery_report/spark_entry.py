@@ -1,7 +1,7 @@
 """Entry script for ``spark-submit`` (which runs a file, not a module).
 
-``spark-submit --py-files delivery_report.zip runtime/delivery_report/spark_entry.py --input ...``
-where the zip holds the ``runtime`` package; run from a checkout, the repository root is put
+``spark-submit --py-files runtime.zip spark_entry.py --input ...`` where the zip holds the
+``cross_account_runtime`` package; run from a checkout, the folder holding the package is put
 on the path instead so no zip is needed locally.
 """
 
@@ -11,10 +11,10 @@ import sys
 from pathlib import Path
 
 try:
-    from runtime.delivery_report.cli import main
+    from cross_account_runtime.delivery_report.cli import main
 except ImportError:
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-    from runtime.delivery_report.cli import main
+    from cross_account_runtime.delivery_report.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from runtime.delivery_policy import BackoffFunction, HttpDeliveryPolicy
+from cross_account_runtime.delivery_policy.policy import BackoffFunction, HttpDeliveryPolicy
 
 REGION = "us-east-1"
 SALES_ACCOUNT = "111111111111"

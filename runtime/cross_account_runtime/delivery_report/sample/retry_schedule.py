@@ -1,6 +1,6 @@
 """Retry schedules SNS follows, so generated ``attempts`` and ``dwellTimeMs`` agree with them.
 
-HTTP/S subscriptions follow their delivery policy, scheduled by :mod:`runtime.delivery_policy`
+HTTP/S subscriptions follow their delivery policy, scheduled by :mod:`cross_account_runtime.delivery_policy.policy`
 (the same code that validates the policies the stacks deploy). Managed protocols (SQS, Lambda,
 Firehose) follow one fixed schedule; mobile push and SMS another.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from runtime.delivery_policy import HttpDeliveryPolicy
+from cross_account_runtime.delivery_policy.policy import HttpDeliveryPolicy
 
 MANAGED_MAX_ATTEMPTS = 100_015
 PUSH_MAX_ATTEMPTS = 50
@@ -18,7 +18,7 @@ PUSH_WINDOW_SECONDS = 6 * 3600
 
 def http_delays(policy: HttpDeliveryPolicy) -> list[float]:
     """Seconds before each retry of an HTTP/S delivery, in order (``numRetries`` values), as
-    :mod:`runtime.delivery_policy` schedules them (its backoff curves are the assumed ones)."""
+    :mod:`cross_account_runtime.delivery_policy.policy` schedules them (its backoff curves are the assumed ones)."""
     return [attempt.delay_seconds for attempt in policy.schedule()[1:]]
 
 

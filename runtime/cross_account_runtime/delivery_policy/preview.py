@@ -2,15 +2,15 @@
 
 Usage::
 
-    python -m runtime.delivery_policy_preview                  # SNS's default policy
-    python -m runtime.delivery_policy_preview --policy '{"healthyRetryPolicy": {...}}'
-    python -m runtime.delivery_policy_preview --file policy.json --json
+    python -m cross_account_runtime.delivery_policy.preview                  # SNS's default policy
+    python -m cross_account_runtime.delivery_policy.preview --policy '{"healthyRetryPolicy": {...}}'
+    python -m cross_account_runtime.delivery_policy.preview --file policy.json --json
 
 The policy is a subscription ``DeliveryPolicy`` or a topic one (``{"http": {...}}``). Prints
 each attempt (number, phase, delay before it, time since the first attempt), when SNS gives up,
 and the backoff curve assumed; ``--json`` prints the same as one JSON object. A policy SNS would
 refuse exits 2 with the message naming the field. Kept apart from
-:mod:`runtime.delivery_policy` so that module stays a small, importable model.
+:mod:`cross_account_runtime.delivery_policy.policy` so that module stays a small, importable model.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from runtime.delivery_policy import (
+from cross_account_runtime.delivery_policy.policy import (
     BACKOFF_ASSUMPTION,
     BACKOFF_CURVES,
     DEFAULT,
@@ -101,7 +101,7 @@ def _load(arguments: argparse.Namespace) -> HttpDeliveryPolicy:
 def main(argv: Sequence[str] | None = None) -> int:
     """Print the preview; 0 on success, 2 on a policy SNS would refuse or unreadable input."""
     parser = argparse.ArgumentParser(
-        prog="python -m runtime.delivery_policy_preview",
+        prog="python -m cross_account_runtime.delivery_policy.preview",
         description="Preview the retry schedule of an SNS HTTP(S) delivery policy "
         "(no argument: SNS's default policy).",
     )

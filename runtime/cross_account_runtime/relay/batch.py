@@ -7,16 +7,16 @@ own account:
 * **outbound** (sender's account): one shadow queue per remote endpoint the topology lets this
   account send to. For every header that carries a local endpoint's address the relay stamps
   that endpoint's queue ARN into ``NServiceBus.Transport.Sqs.ARN``
-  (:func:`runtime.arn_header.stamp_outgoing`) and sends the message to the remote queue;
+  (:func:`cross_account_runtime.nservicebus.arn_header.stamp_outgoing`) and sends the message to the remote queue;
 * **inbound** (receiver's account): an ingress queue whose relay substitutes the headers named
-  in the ARN header (:func:`runtime.arn_header.substitute_incoming`) and delivers the message
+  in the ARN header (:func:`cross_account_runtime.nservicebus.arn_header.substitute_incoming`) and delivers the message
   to the local endpoint queue.
 
-Both NServiceBus wire forms are handled (:mod:`runtime.nsb_message`); a message without
+Both NServiceBus wire forms are handled (:mod:`cross_account_runtime.nservicebus.wire_format`); a message without
 NServiceBus headers is forwarded unchanged. The body, the message attributes, the X-Ray trace
 header and the FIFO message group are kept.
 
-Configuration (:mod:`runtime.relay_config`): ``RELAY_DIRECTION``, ``RELAY_ROUTES``,
+Configuration (:mod:`cross_account_runtime.relay.config`): ``RELAY_DIRECTION``, ``RELAY_ROUTES``,
 ``RELAY_LOCAL_ENDPOINTS``, and ``POWERTOOLS_SERVICE_NAME`` for the log lines' ``service``.
 
 **Failure semantics.** A message is acknowledged (left out of ``batchItemFailures``, so Lambda
@@ -43,7 +43,7 @@ when absent), so SQS drops a repeat within its 5-minute deduplication interval; 
 is part of the derivation so that identical content arriving from two shadow queues is never
 taken for a duplicate.
 
-**Logs** (JSON lines, :mod:`runtime.json_log`): one ``batch relayed`` line per invocation with
+**Logs** (JSON lines, :mod:`cross_account_runtime.common.json_log`): one ``batch relayed`` line per invocation with
 the counts and a map of each forwarded message id to the id it was sent under, and one line per
 message that was not simply forwarded (dead-lettered, refused, send failed, not attempted,
 unexpected error) with its ``message_id``, ``outcome``, ``kind`` and ``reason``.
@@ -61,7 +61,8 @@ import json
 import os
 import traceback
 
-from runtime.arn_header import (
+from cross_account_runtime.common.json_log import JsonLogger
+from cross_account_runtime.nservicebus.arn_header import (
     ARN_HEADER,
     ArnHeaderError,
     UnencodableEntryError,
@@ -69,16 +70,21 @@ from runtime.arn_header import (
     stamp_outgoing,
     substitute_incoming,
 )
-from runtime.json_log import JsonLogger
-from runtime.nsb_message import (
+from cross_account_runtime.nservicebus.transport_address import AddressError, parse_queue_arn
+from cross_account_runtime.nservicebus.wire_format import (
     HEADERS_ATTRIBUTE,
     MessageFormatError,
     read_headers,
     wire_form,
     write_headers,
 )
-from runtime.relay_config import ENV_ROUTES, INBOUND, ConfigurationError, RelayConfig, Route
-from runtime.transport_address import AddressError, parse_queue_arn
+from cross_account_runtime.relay.config import (
+    ENV_ROUTES,
+    INBOUND,
+    ConfigurationError,
+    RelayConfig,
+    Route,
+)
 
 # A local flag rather than ``typing.TYPE_CHECKING``: importing ``typing`` costs more than most
 # of this module; mypy and ruff treat the name the same way.
@@ -87,7 +93,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any, Final
 
-    from runtime.transport_address import QueueArn
+    from cross_account_runtime.nservicebus.transport_address import QueueArn
 
     Send = Callable[[str, dict[str, Any]], str]
     """``(region, SendMessage parameters) -> MessageId``; raises when SQS did not accept it."""
@@ -503,7 +509,7 @@ class Relay:
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str], **dependencies: Any) -> Relay:
-        """Build from ``environ`` (see :mod:`runtime.relay_config`)."""
+        """Build from ``environ`` (see :mod:`cross_account_runtime.relay.config`)."""
         return cls(RelayConfig.from_environment(environ), **dependencies)
 
     def __call__(
@@ -678,7 +684,7 @@ def _default_relay() -> Relay:
 
 
 def handler(event: Mapping[str, Any], context: Any) -> dict[str, list[dict[str, str]]]:
-    """The Lambda entry point (``runtime.relay.handler``).
+    """The Lambda entry point (``cross_account_runtime.relay.batch.handler``).
 
     While the configuration is unusable every record is reported failed, with the error and
     its fix logged: the messages stay in their queues (and reach the dead-letter queues after

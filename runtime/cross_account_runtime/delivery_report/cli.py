@@ -1,8 +1,8 @@
-"""Command line: ``python -m runtime.delivery_report --input PATH... --output DIR``.
+"""Command line: ``python -m cross_account_runtime.delivery_report --input PATH... --output DIR``.
 
 The scheduled run instead passes ``--bucket s3://BUCKET --scheduled-time TIME``: it reads the
 previous UTC day's prefix of the analytics bucket and writes the report next to the logs
-(:mod:`runtime.delivery_report.bucket_layout`).
+(:mod:`cross_account_runtime.delivery_report.bucket_layout`).
 
 Exit codes: 0 done; 1 records went missing between stages (read != parsed + rejected);
 2 bad command line or input (missing path, unknown layout); 3 Spark could not read the input
@@ -19,11 +19,15 @@ from collections.abc import Sequence
 from py4j.protocol import Py4JJavaError  # type: ignore[import-untyped]
 from pyspark.errors import PySparkException
 
-from runtime.delivery_report.bucket_layout import day_prefix, previous_day, report_prefix
-from runtime.delivery_report.detect import LAYOUT_CHOICES
-from runtime.delivery_report.errors import AccountingError, InputError
-from runtime.delivery_report.inputs import check_local_inputs
-from runtime.delivery_report.job import JobConfig, build_session, print_timings, run
+from cross_account_runtime.delivery_report.bucket_layout import (
+    day_prefix,
+    previous_day,
+    report_prefix,
+)
+from cross_account_runtime.delivery_report.detect import LAYOUT_CHOICES
+from cross_account_runtime.delivery_report.errors import AccountingError, InputError
+from cross_account_runtime.delivery_report.inputs import check_local_inputs
+from cross_account_runtime.delivery_report.job import JobConfig, build_session, print_timings, run
 
 PROG = "delivery_report"
 
