@@ -35,7 +35,7 @@ from local_aws.delivery_logs import (
 )
 from stacks.app_builder import topology_from_context
 from stacks.topology import parse_topology
-from tests.integration.accounts import fresh_account
+from tests.local_aws.accounts import fresh_account
 
 DAY = date(2026, 3, 14)
 RECORDS = 3000

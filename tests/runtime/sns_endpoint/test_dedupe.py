@@ -16,7 +16,7 @@ from cross_account_runtime.sns_endpoint.receiver import (
     DedupeUnavailableError,
     DynamoDbDedupe,
 )
-from tests.sns_endpoint.conftest import (
+from tests.runtime.sns_endpoint.conftest import (
     TOPIC_ARN,
     Harness,
     Signer,

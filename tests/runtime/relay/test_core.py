@@ -23,7 +23,7 @@ from cross_account_runtime.relay.batch import (
     UNSTAMPABLE_HEADER,
     relay_message,
 )
-from tests.relay.conftest import (
+from tests.runtime.relay.conftest import (
     BILLING_ARN,
     BILLING_INGRESS_ARN,
     BILLING_INGRESS_DLQ_ARN,

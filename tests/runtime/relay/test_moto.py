@@ -32,7 +32,7 @@ from cross_account_runtime.nservicebus.transport_address import parse_queue_arn
 from cross_account_runtime.nservicebus.wire_format import HEADERS_ATTRIBUTE
 from cross_account_runtime.relay import batch as relay_module
 from cross_account_runtime.relay.batch import MAX_MESSAGE_BYTES, REJECTION_ATTRIBUTE, Relay
-from tests.relay.conftest import (
+from tests.runtime.relay.conftest import (
     BILLING_ACCOUNT,
     SALES_ACCOUNT,
     Queue,

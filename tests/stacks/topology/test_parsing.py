@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from stacks.topology import TopologyError, load_topology, parse_topology
-from tests.cdk.topology_problems import problems_of
+from tests.stacks.topology.problems import problems_of
 
 
 def test_the_example_describes_the_seed_scenario(example_document: dict[str, Any]) -> None:

@@ -10,7 +10,7 @@ from constructs_lib import LogFormat
 from stacks.delivery_log_stack import delivery_log_destination_arn, log_source_accounts
 from stacks.topology import parse_topology
 from stacks.topology_analytics import AnalyticsSettings
-from tests.cdk.topology_problems import problems_of
+from tests.stacks.topology.problems import problems_of
 
 
 def test_the_example_collects_logs_in_ops_with_the_defaults(

@@ -33,7 +33,7 @@ from local_aws.lambda_poller import (
     lambda_record,
     pump,
 )
-from tests.integration.accounts import fresh_account
+from tests.local_aws.accounts import fresh_account
 
 pytestmark = pytest.mark.moto
 

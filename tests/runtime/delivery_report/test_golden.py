@@ -10,7 +10,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from cross_account_runtime.delivery_report.detect import Layout
-from tests.spark.conftest import classified_rows, write_lines
+from tests.runtime.delivery_report.conftest import classified_rows, write_lines
 
 pytestmark = pytest.mark.spark
 

@@ -25,7 +25,7 @@ from cross_account_runtime.sns_endpoint.signature import (
     download_certificate,
     https_get,
 )
-from tests.sns_endpoint.conftest import Pki, issue_certificate, pem
+from tests.runtime.sns_endpoint.conftest import Pki, issue_certificate, pem
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -9,7 +9,7 @@ import pytest
 from local_aws.accounts import AccountCredentials
 from local_aws.deployment import deploy_all
 from stacks.app_builder import topology_from_context
-from tests.integration.accounts import fresh_account
+from tests.local_aws.accounts import fresh_account
 
 
 @pytest.fixture(scope="session")

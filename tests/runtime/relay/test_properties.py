@@ -16,7 +16,7 @@ from cross_account_runtime.nservicebus.arn_header import (
 )
 from cross_account_runtime.nservicebus.wire_format import HEADERS_ATTRIBUTE, read_headers
 from cross_account_runtime.relay.batch import FORWARDED, UNSTAMPABLE_HEADER, relay_message
-from tests.relay.conftest import (
+from tests.runtime.relay.conftest import (
     BILLING_INGRESS_ARN,
     SALES_ARN,
     headers_attribute,

@@ -21,7 +21,7 @@ from cross_account_runtime.sns_endpoint.signature import (
     string_to_sign,
     verify,
 )
-from tests.sns_endpoint.conftest import (
+from tests.runtime.sns_endpoint.conftest import (
     NOW,
     SNS_CERT_URL,
     CertificateHost,

@@ -23,7 +23,7 @@ from cross_account_runtime.sns_endpoint.receiver import (
     load_handler,
 )
 from cross_account_runtime.sns_endpoint.signature import FetchError
-from tests.sns_endpoint.conftest import (
+from tests.runtime.sns_endpoint.conftest import (
     NOW,
     OTHER_ALLOWED_TOPIC_ARN,
     SUBSCRIBE_URL,
@@ -525,7 +525,7 @@ def test_the_log_line_carries_the_lambda_request_id(harness: Harness, signer: Si
 VALID_ENVIRONMENT = {
     "SNS_ENDPOINT_ALLOWED_TOPIC_ARNS": f"{TOPIC_ARN}, {OTHER_ALLOWED_TOPIC_ARN}",
     "SNS_ENDPOINT_DEDUPE_TABLE": "sns-dedupe",
-    "SNS_ENDPOINT_HANDLER": "tests.sns_endpoint.conftest:record_notification",
+    "SNS_ENDPOINT_HANDLER": "tests.runtime.sns_endpoint.conftest:record_notification",
 }
 
 
@@ -540,7 +540,7 @@ def test_the_configuration_is_read_from_the_environment() -> None:
     assert config == EndpointConfig(
         allowed_topic_arns=frozenset({TOPIC_ARN, OTHER_ALLOWED_TOPIC_ARN}),
         dedupe_table="sns-dedupe",
-        handler_path="tests.sns_endpoint.conftest:record_notification",
+        handler_path="tests.runtime.sns_endpoint.conftest:record_notification",
         replay_window_seconds=600.0,
         lease_seconds=20.0,
     )
@@ -582,11 +582,11 @@ def test_a_bad_setting_is_named_with_its_fix(change: dict[str, str], message: st
 @pytest.mark.parametrize(
     ("path", "message"),
     [
-        ("tests.sns_endpoint.conftest", "is not 'package.module:function'"),
+        ("tests.runtime.sns_endpoint.conftest", "is not 'package.module:function'"),
         (":record_notification", "is not 'package.module:function'"),
-        ("tests.sns_endpoint.no_such_module:handle", "cannot import module"),
-        ("tests.sns_endpoint.conftest:no_such_function", "has no 'no_such_function'"),
-        ("tests.sns_endpoint.conftest:TOPIC_ARN", "is not callable"),
+        ("tests.runtime.sns_endpoint.no_such_module:handle", "cannot import module"),
+        ("tests.runtime.sns_endpoint.conftest:no_such_function", "has no 'no_such_function'"),
+        ("tests.runtime.sns_endpoint.conftest:TOPIC_ARN", "is not callable"),
     ],
 )
 def test_a_bad_handler_path_is_named_with_its_fix(path: str, message: str) -> None:

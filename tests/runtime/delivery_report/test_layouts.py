@@ -13,8 +13,8 @@ from pyspark.sql import SparkSession
 
 from cross_account_runtime.delivery_report.detect import Layout
 from cross_account_runtime.delivery_report.inputs import list_input_files
-from tests.spark.conftest import classified_rows, write_lines
-from tests.spark.test_golden import LAMBDA, TLS
+from tests.runtime.delivery_report.conftest import classified_rows, write_lines
+from tests.runtime.delivery_report.test_golden import LAMBDA, TLS
 
 pytestmark = pytest.mark.spark
 

@@ -20,8 +20,8 @@ from cross_account_runtime.delivery_report.normalize import with_outcome
 from cross_account_runtime.delivery_report.sample.generator import SampleData
 from cross_account_runtime.delivery_report.sample.writers import WRITERS
 from cross_account_runtime.delivery_report.summary import comparable
-from tests.spark.conftest import write_lines
-from tests.spark.test_golden import LAMBDA, TLS
+from tests.runtime.delivery_report.conftest import write_lines
+from tests.runtime.delivery_report.test_golden import LAMBDA, TLS
 
 pytestmark = pytest.mark.spark
 

@@ -17,7 +17,7 @@ from cross_account_runtime.nservicebus.arn_header import ARN_HEADER, decode
 from cross_account_runtime.nservicebus.transport_address import parse_queue_arn
 from cross_account_runtime.relay import batch as relay_module
 from cross_account_runtime.relay.batch import REJECTION_ATTRIBUTE, Relay, SqsClients
-from tests.relay.conftest import (
+from tests.runtime.relay.conftest import (
     BILLING_INGRESS_ARN,
     BILLING_SHADOW_ARN,
     BILLING_SHADOW_DLQ_ARN,

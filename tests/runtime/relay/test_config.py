@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from cross_account_runtime.relay.config import ConfigurationError, RelayConfig
-from tests.relay.conftest import (
+from tests.runtime.relay.conftest import (
     BILLING_ARN,
     BILLING_INGRESS_ARN,
     BILLING_INGRESS_DLQ_ARN,
