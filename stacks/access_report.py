@@ -29,6 +29,7 @@ from constructs_lib.queue_naming import (
     ingress_queue_name,
     subscription_dead_letter_queue_name,
 )
+from cross_account_runtime.common.partitions import dns_suffix, partition_of
 from cross_account_runtime.delivery_report.bucket_layout import (
     ERROR_PREFIX,
     FIREHOSE_ERROR_PREFIX,
@@ -67,15 +68,11 @@ class _StackContext:
 
     @property
     def partition(self) -> str:
-        if self.region.startswith("cn-"):
-            return "aws-cn"
-        if self.region.startswith("us-gov-"):
-            return "aws-us-gov"
-        return "aws"
+        return partition_of(self.region)
 
     @property
     def url_suffix(self) -> str:
-        return "amazonaws.com.cn" if self.partition == "aws-cn" else "amazonaws.com"
+        return dns_suffix(self.partition)
 
     def queue_arn(self, logical_id: str) -> str:
         resource = self.template["Resources"].get(logical_id)

@@ -25,6 +25,7 @@ from constructs_lib.queue_naming import (
     validate_queue_name,
 )
 from constructs_lib.validation import ACCOUNT_ID, ORGANIZATION_ID
+from cross_account_runtime.common.partitions import partition_of
 from stacks.field_checker import FieldChecker
 from stacks.topology_analytics import AnalyticsSettings, parse_analytics
 from stacks.topology_topics import (
@@ -66,11 +67,7 @@ class Account:
     @property
     def partition(self) -> str:
         """The ARN partition, derived from the region so China and GovCloud work unchanged."""
-        if self.region.startswith("cn-"):
-            return "aws-cn"
-        if self.region.startswith("us-gov-"):
-            return "aws-us-gov"
-        return "aws"
+        return partition_of(self.region)
 
 
 @dataclass(frozen=True)

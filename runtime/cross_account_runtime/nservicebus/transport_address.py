@@ -25,6 +25,8 @@ nothing beyond the interpreter's core.
 
 from __future__ import annotations
 
+from cross_account_runtime.common.partitions import PARTITION_DNS_SUFFIXES, partition_of
+
 # A local flag rather than ``typing.TYPE_CHECKING``: importing ``typing`` costs more than this
 # whole module; mypy and ruff treat the name the same way.
 TYPE_CHECKING = False
@@ -44,11 +46,6 @@ ENV_ACCOUNT_ID: Final = "AWS_ACCOUNT_ID"
 ENV_REGION: Final = "AWS_REGION"
 ENV_DEFAULT_REGION: Final = "AWS_DEFAULT_REGION"
 
-PARTITION_DNS_SUFFIXES: Final = {
-    "aws": "amazonaws.com",
-    "aws-cn": "amazonaws.com.cn",
-    "aws-us-gov": "amazonaws.com",
-}
 MAX_QUEUE_NAME_LENGTH: Final = 80
 FIFO_SUFFIX: Final = ".fifo"
 LEGACY_US_EAST_1_HOST: Final = "queue.amazonaws.com"
@@ -127,16 +124,13 @@ def check_region(region: str, field: str = "region") -> str:
 def partition_of_region(region: str) -> str:
     """The partition a region belongs to, for the partitions SQS addresses are built in."""
     check_region(region)
-    if region.startswith("us-gov-"):
-        return "aws-us-gov"
-    if region.startswith("cn-"):
-        return "aws-cn"
-    if any(part.startswith("iso") for part in region.split("-")[1:-1]):
+    partition = partition_of(region)
+    if partition == "aws" and any(part.startswith("iso") for part in region.split("-")[1:-1]):
         raise AddressError(
             f"region {region!r} is in an isolated partition; only the aws, aws-cn and "
             "aws-us-gov partitions are supported"
         )
-    return "aws"
+    return partition
 
 
 def check_queue_name(name: str, field: str = "queue name") -> str:
