@@ -1,14 +1,20 @@
-"""Importable CDK constructs for messaging across AWS accounts."""
+"""Importable CDK constructs for NServiceBus-style messaging across AWS accounts.
 
+Everything a stack needs is exported here; :mod:`constructs_lib.defaults` holds every default
+with its reason, and :mod:`constructs_lib.queue_naming` the NServiceBus queue-name rules.
+"""
+
+from constructs_lib.cross_account_queue_subscription import CrossAccountQueueSubscription
+from constructs_lib.cross_account_relay import CrossAccountRelay, RelayDirection, RelayRoute
 from constructs_lib.delivery_log_bucket import DeliveryLogBucket
 from constructs_lib.delivery_log_stream import DeliveryLogStream, LogFormat
 from constructs_lib.delivery_logged_topic import (
-    CrossAccountQueueSubscription,
     DeliveryLoggedTopic,
     DeliveryProtocol,
+    IDeliveryLoggedTopic,
 )
 from constructs_lib.delivery_report_job import DeliveryReportJob
-from constructs_lib.endpoint_queue import EndpointQueue, EndpointQueueEncryption
+from constructs_lib.endpoint_queue import EndpointQueue, EndpointQueueEncryption, IEndpointQueue
 from constructs_lib.messaging_alarms import MessagingAlarms
 from constructs_lib.queue_naming import QueueNameError, endpoint_queue_name
 from constructs_lib.sns_https_endpoint import SnsHttpsEndpoint
@@ -21,6 +27,7 @@ from cross_account_runtime.delivery_policy.policy import (
 __all__ = [
     "BackoffFunction",
     "CrossAccountQueueSubscription",
+    "CrossAccountRelay",
     "DeliveryLogBucket",
     "DeliveryLogStream",
     "DeliveryLoggedTopic",
@@ -30,9 +37,13 @@ __all__ = [
     "EndpointQueue",
     "EndpointQueueEncryption",
     "HttpDeliveryPolicy",
+    "IDeliveryLoggedTopic",
+    "IEndpointQueue",
     "LogFormat",
     "MessagingAlarms",
     "QueueNameError",
+    "RelayDirection",
+    "RelayRoute",
     "SnsHttpsEndpoint",
     "endpoint_queue_name",
 ]

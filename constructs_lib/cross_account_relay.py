@@ -20,10 +20,16 @@ from aws_cdk import aws_lambda_event_sources as event_sources
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
-from constructs_lib.acknowledgments import acknowledge
-from constructs_lib.endpoint_queue import EndpointQueue
-from constructs_lib.lambda_function import role_with_own_logs, runtime_function
-from constructs_lib.lambda_packaging import runtime_code
+from constructs_lib._private.acknowledgments import acknowledge
+from constructs_lib._private.lambda_assets import runtime_code
+from constructs_lib._private.lambda_function import role_with_own_logs, runtime_function
+from constructs_lib.defaults import (
+    LOG_RETENTION,
+    RELAY_BATCH_SIZE,
+    RELAY_BATCH_SIZE_RANGE,
+    RELAY_TIMEOUT,
+)
+from constructs_lib.endpoint_queue import IEndpointQueue
 from constructs_lib.queue_naming import key_alias_name
 from cross_account_runtime.nservicebus.transport_address import parse_queue_arn
 from cross_account_runtime.relay.config import (
@@ -37,13 +43,11 @@ from cross_account_runtime.relay.config import (
 )
 
 SEND_KEY_ACTIONS = ("kms:GenerateDataKey", "kms:Decrypt")
-RELAY_TIMEOUT = Duration.seconds(60)
-SOURCE_VISIBILITY_TIMEOUT = Duration.seconds(6 * 60)
-"""Lambda's advice for SQS event sources: six times the function timeout, so a message being
-retried inside one invocation does not become visible to another."""
+"""What the relay needs on a destination's key (and its own queues' keys) to send."""
+RELAY_MEMORY_MB = 256
 
 
-class RelayDirection(enum.Enum):
+class RelayDirection(enum.StrEnum):
     """Which side of the account boundary a relay works on."""
 
     OUTBOUND = OUTBOUND
@@ -59,7 +63,7 @@ class RelayRoute:
     ``alias/messaging/<queue>``) must be granted.
     """
 
-    source: EndpointQueue
+    source: IEndpointQueue
     destination_arn: str
     destination_encrypted: bool = True
 
@@ -76,20 +80,24 @@ class CrossAccountRelay(Construct):
         routes: Sequence[RelayRoute],
         local_endpoints: Mapping[str, str] | None = None,
         role_name: str | None = None,
-        batch_size: int = 10,
+        batch_size: int = RELAY_BATCH_SIZE,
         max_batching_window: Duration | None = None,
-        log_retention: logs.RetentionDays = logs.RetentionDays.THREE_MONTHS,
+        log_retention: logs.RetentionDays = LOG_RETENTION,
     ) -> None:
-        """
+        """Create the function, its role, its log group and an event source per route.
+
         :param direction: outbound (stamp, cross the boundary) or inbound (substitute).
-        :param routes: the queues read and their destinations.
-        :param local_endpoints: outbound only: each local endpoint's legacy address (the value
-            its headers carry) mapped to its queue ARN.
+        :param routes: the queues read and their destinations (at least one).
+        :param local_endpoints: outbound only (and required there): each local endpoint's
+            legacy address (the value its headers carry) mapped to its queue ARN. Default:
+            none (an inbound relay stamps nothing).
         :param role_name: a fixed role name, so that other accounts can admit the role by ARN
-            before it exists.
+            before it exists. Default: a name CloudFormation generates.
         :param batch_size: messages per invocation (1-10; FIFO queues allow at most 10).
-        :param max_batching_window: how long Lambda gathers a batch; default none.
-        :param log_retention: of the function's log group.
+            Default: :data:`~constructs_lib.defaults.RELAY_BATCH_SIZE` (10).
+        :param max_batching_window: how long Lambda gathers a batch. Default: none.
+        :param log_retention: of the function's log group. Default:
+            :data:`~constructs_lib.defaults.LOG_RETENTION` (three months).
         """
         super().__init__(scope, construct_id)
         if not routes:
@@ -101,8 +109,9 @@ class CrossAccountRelay(Construct):
             )
         if direction is RelayDirection.INBOUND and local_endpoints:
             raise ValueError("local_endpoints: an inbound relay stamps nothing; leave it empty")
-        if not 1 <= batch_size <= 10:
-            raise ValueError(f"batch_size: must be from 1 to 10, got {batch_size}")
+        low, high = RELAY_BATCH_SIZE_RANGE
+        if not low <= batch_size <= high:
+            raise ValueError(f"batch_size: must be from {low} to {high}, got {batch_size}")
         for route in routes:
             parse_queue_arn(route.destination_arn)
         stack = Stack.of(self)
@@ -133,7 +142,7 @@ class CrossAccountRelay(Construct):
             log_group=self.log_group,
             handler="cross_account_runtime.relay.batch.handler",
             code=runtime_code(),
-            memory_size=256,
+            memory_size=RELAY_MEMORY_MB,
             timeout=RELAY_TIMEOUT,
             environment=environment,
         )

@@ -15,7 +15,13 @@ from aws_cdk import aws_kms as kms
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
-from constructs_lib.acknowledgments import acknowledge
+from constructs_lib._private.acknowledgments import acknowledge
+from constructs_lib.defaults import (
+    LOG_BUCKET_INFREQUENT_ACCESS_AFTER,
+    LOG_BUCKET_RETENTION,
+    MAX_RETENTION_DAYS,
+    MIN_INFREQUENT_ACCESS_AFTER_DAYS,
+)
 from constructs_lib.validation import require_range
 from cross_account_runtime.delivery_report.bucket_layout import (
     ERROR_PREFIX,
@@ -25,14 +31,10 @@ from cross_account_runtime.delivery_report.bucket_layout import (
 
 SERVER_ACCESS_LOGS_BY_POLICY = "@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy"
 ACCESS_LOG_RETENTION = Duration.days(90)
+"""Server access logs answer "who read this?" for a quarter; the delivery logs outlive them."""
 INCOMPLETE_UPLOAD_LIMIT = Duration.days(7)
-DEFAULT_RETENTION_DAYS = 400
-DEFAULT_INFREQUENT_ACCESS_AFTER_DAYS = 30
-MIN_INFREQUENT_ACCESS_AFTER_DAYS = 30
-"""S3 moves objects to Standard-IA no sooner than 30 days after their creation."""
-MAX_RETENTION_DAYS = 36500
-DEFAULT_RETENTION = Duration.days(DEFAULT_RETENTION_DAYS)
-DEFAULT_INFREQUENT_ACCESS_AFTER = Duration.days(DEFAULT_INFREQUENT_ACCESS_AFTER_DAYS)
+"""A multipart upload unfinished after a week was abandoned; its parts would be billed."""
+MAX_REPORT_RETENTION_DAYS = 73_000
 
 
 class DeliveryLogBucket(Construct):
@@ -44,14 +46,24 @@ class DeliveryLogBucket(Construct):
         construct_id: str,
         *,
         bucket_name: str | None = None,
-        retention: Duration = DEFAULT_RETENTION,
-        infrequent_access_after: Duration = DEFAULT_INFREQUENT_ACCESS_AFTER,
+        retention: Duration = LOG_BUCKET_RETENTION,
+        infrequent_access_after: Duration = LOG_BUCKET_INFREQUENT_ACCESS_AFTER,
         report_retention: Duration | None = None,
         removal_policy: RemovalPolicy = RemovalPolicy.RETAIN,
     ) -> None:
-        """``retention`` applies to raw logs and Firehose error output; reports are kept for
-        ``report_retention`` (default: twice ``retention``), being small and what people read.
-        Objects move to Standard-IA after ``infrequent_access_after`` (S3's minimum: 30 days).
+        """Create the key, the access-log bucket and the bucket.
+
+        :param bucket_name: the bucket's name. Default: one CloudFormation generates.
+        :param retention: how long raw logs and Firehose's error output are kept (longer than
+            ``infrequent_access_after``, at most 100 years). Default:
+            :data:`~constructs_lib.defaults.LOG_BUCKET_RETENTION_DAYS` (400 days).
+        :param infrequent_access_after: when objects move to Standard-IA (S3's minimum: 30
+            days). Default:
+            :data:`~constructs_lib.defaults.LOG_BUCKET_INFREQUENT_ACCESS_AFTER_DAYS` (30 days).
+        :param report_retention: how long reports are kept, being small and what people read.
+            Default: twice ``retention``.
+        :param removal_policy: of the bucket and its key; logs are evidence. Default:
+            ``RemovalPolicy.RETAIN``.
         """
         super().__init__(scope, construct_id)
         # Admit S3's log delivery by bucket policy, not the legacy ACL, whatever the app's flags.
@@ -66,7 +78,7 @@ class DeliveryLogBucket(Construct):
         )
         require_range("retention (days)", retention_days, infrequent_days + 1, MAX_RETENTION_DAYS)
         reports_days = int(report_retention.to_days()) if report_retention else 2 * retention_days
-        require_range("report_retention (days)", reports_days, 1, 73000)
+        require_range("report_retention (days)", reports_days, 1, MAX_REPORT_RETENTION_DAYS)
         self.key = kms.Key(
             self,
             "Key",

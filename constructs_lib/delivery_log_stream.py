@@ -19,6 +19,12 @@ from aws_cdk import aws_kinesisfirehose as firehose
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
+from constructs_lib.defaults import (
+    FIREHOSE_BUFFERING_INTERVAL,
+    FIREHOSE_BUFFERING_SIZE,
+    LOG_DESTINATION_NAME,
+    LOG_RETENTION,
+)
 from constructs_lib.delivery_log_bucket import DeliveryLogBucket
 from constructs_lib.validation import require_account_ids
 from cross_account_runtime.delivery_report.bucket_layout import (
@@ -26,15 +32,11 @@ from cross_account_runtime.delivery_report.bucket_layout import (
     FIREHOSE_PREFIX,
 )
 
-DEFAULT_DESTINATION_NAME = "messaging-delivery-logs"
 DESTINATION_NAME_LENGTH = 512
 FIREHOSE_LOG_STREAM = "S3Delivery"
-DEFAULT_BUFFERING_INTERVAL = Duration.minutes(5)
-DEFAULT_BUFFERING_SIZE = Size.mebibytes(64)
-"""Up to five minutes or 64 MiB per object: few, large objects for Spark to read."""
 
 
-class LogFormat(enum.Enum):
+class LogFormat(enum.StrEnum):
     """What Firehose writes to S3; the Spark job reads both.
 
     ``ENVELOPES`` keeps CloudWatch Logs' envelopes as they arrive (one gzip member per batch):
@@ -64,12 +66,26 @@ class DeliveryLogStream(Construct):
         *,
         log_bucket: DeliveryLogBucket,
         source_accounts: Sequence[str],
-        destination_name: str = DEFAULT_DESTINATION_NAME,
+        destination_name: str = LOG_DESTINATION_NAME,
         log_format: LogFormat = LogFormat.ENVELOPES,
-        buffering_interval: Duration = DEFAULT_BUFFERING_INTERVAL,
-        buffering_size: Size = DEFAULT_BUFFERING_SIZE,
+        buffering_interval: Duration = FIREHOSE_BUFFERING_INTERVAL,
+        buffering_size: Size = FIREHOSE_BUFFERING_SIZE,
     ) -> None:
-        """``source_accounts`` may subscribe log groups; this stack's account always may."""
+        """Create the stream, the destination and their roles.
+
+        :param log_bucket: where Firehose writes, under the bucket's log prefixes.
+        :param source_accounts: accounts whose log groups may subscribe to the destination;
+            this stack's account always may.
+        :param destination_name: the CloudWatch Logs destination's name (1-512 characters,
+            no ``:`` or ``*``). Default:
+            :data:`~constructs_lib.defaults.LOG_DESTINATION_NAME`.
+        :param log_format: what Firehose writes (see :class:`LogFormat`). Default:
+            ``LogFormat.ENVELOPES``.
+        :param buffering_interval: the longest Firehose waits before writing an object.
+            Default: :data:`~constructs_lib.defaults.FIREHOSE_BUFFERING_INTERVAL` (5 minutes).
+        :param buffering_size: the largest object Firehose buffers. Default:
+            :data:`~constructs_lib.defaults.FIREHOSE_BUFFERING_SIZE` (64 MiB).
+        """
         super().__init__(scope, construct_id)
         require_account_ids("source_accounts", source_accounts)
         if (
@@ -88,7 +104,7 @@ class DeliveryLogStream(Construct):
         firehose_logs = logs.LogGroup(
             self,
             "FirehoseErrors",
-            retention=logs.RetentionDays.THREE_MONTHS,
+            retention=LOG_RETENTION,
             removal_policy=RemovalPolicy.RETAIN,
         )
         extracting = log_format is LogFormat.MESSAGES

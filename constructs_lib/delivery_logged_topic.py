@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
-from aws_cdk import Aws, Duration, RemovalPolicy, Stack, Token
+from aws_cdk import Aws, RemovalPolicy, Stack, Token
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_lambda as lambda_
@@ -22,8 +22,15 @@ from aws_cdk import aws_sns_subscriptions as subscriptions
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
-from constructs_lib.acknowledgments import acknowledge
-from constructs_lib.endpoint_queue import EndpointQueue
+from constructs_lib._private.acknowledgments import acknowledge
+from constructs_lib._private.grants import grant_with_key
+from constructs_lib._private.subscriptions import (
+    set_filter_policy,
+    subscription_dead_letter_queue,
+    url_subscription,
+)
+from constructs_lib.defaults import LOG_RETENTION, SUCCESS_SAMPLE_RATE
+from constructs_lib.endpoint_queue import IEndpointQueue
 from constructs_lib.queue_naming import subscription_dead_letter_queue_name
 from constructs_lib.validation import (
     require_account_ids,
@@ -34,15 +41,10 @@ from cross_account_runtime.delivery_policy.policy import HttpDeliveryPolicy
 
 LOG_ACTIONS = ("logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents")
 PUBLISH_KEY_ACTIONS = ("kms:GenerateDataKey*", "kms:Decrypt")
-DEAD_LETTER_RETENTION = Duration.days(14)
-"""Subscription DLQs keep messages as long as SQS allows, so an operator can redrive them."""
-SUBSCRIPTION_DLQ_REASON = (
-    "This queue is the dead-letter queue of an SNS subscription (the subscription's "
-    "RedrivePolicy), which the rule does not recognise as a dead-letter queue."
-)
+"""What a publisher (and SNS, into subscription DLQs) needs on the topic's key."""
 
 
-class DeliveryProtocol(enum.Enum):
+class DeliveryProtocol(enum.StrEnum):
     """The protocols SNS logs delivery status for (CloudFormation ``LoggingConfig.Protocol``)."""
 
     HTTP = "http/s"
@@ -69,24 +71,39 @@ def delivery_log_group_names(topic_name: str, region: str, account: str) -> tupl
     return success, f"{success}/Failure"
 
 
-def subscription_dead_letter_queue(
-    scope: Construct, construct_id: str, *, queue_name: str, key: kms.IKey | None, fifo: bool
-) -> sqs.Queue:
-    """The DLQ of one SNS subscription: TLS-only, retained, kept as long as SQS allows,
-    encrypted with ``key`` (SSE-SQS without one)."""
-    queue = sqs.Queue(
-        scope,
-        construct_id,
-        queue_name=queue_name,
-        encryption=sqs.QueueEncryption.KMS if key else sqs.QueueEncryption.SQS_MANAGED,
-        encryption_master_key=key,
-        enforce_ssl=True,
-        retention_period=DEAD_LETTER_RETENTION,
-        fifo=fifo or None,
-        removal_policy=RemovalPolicy.RETAIN,
-    )
-    acknowledge(queue, "AwsSolutions-SQS3", SUBSCRIPTION_DLQ_REASON)
-    return queue
+@runtime_checkable
+class IDeliveryLoggedTopic(Protocol):
+    """A topic as :class:`~constructs_lib.SnsHttpsEndpoint` subscribes to it, whether this
+    app created it (:class:`DeliveryLoggedTopic`) or a team already owns it
+    (:meth:`DeliveryLoggedTopic.from_topic_arn`)."""
+
+    @property
+    def topic(self) -> sns.ITopic:
+        """The SNS topic."""
+        ...
+
+    @property
+    def topic_name(self) -> str:
+        """Its name (``.fifo`` included for FIFO topics)."""
+        ...
+
+    @property
+    def fifo(self) -> bool:
+        """Whether it is a FIFO topic (which delivers to SQS queues only)."""
+        ...
+
+    def add_url_subscription(
+        self,
+        subscription_id: str,
+        url: str,
+        *,
+        delivery_policy: HttpDeliveryPolicy | None = None,
+        raw_message_delivery: bool = False,
+        filter_policy: Mapping[str, Any] | None = None,
+        dead_letter_queue: sqs.IQueue | None = None,
+    ) -> tuple[sns.Subscription, sqs.IQueue]:
+        """Subscribe an HTTPS endpoint; returns the subscription and its DLQ."""
+        ...
 
 
 class DeliveryLoggedTopic(Construct):
@@ -107,32 +124,38 @@ class DeliveryLoggedTopic(Construct):
         subscriber_accounts: Sequence[str] = (),
         subscriber_organization_ids: Sequence[str] = (),
         logged_protocols: Sequence[DeliveryProtocol] = (),
-        success_sample_rate: int = 100,
-        log_retention: logs.RetentionDays = logs.RetentionDays.THREE_MONTHS,
+        success_sample_rate: int = SUCCESS_SAMPLE_RATE,
+        log_retention: logs.RetentionDays = LOG_RETENTION,
         removal_policy: RemovalPolicy = RemovalPolicy.RETAIN,
     ) -> None:
         """Create the topic, its key, its log groups and its feedback role.
 
         :param topic_name: the topic's name (``.fifo`` is added for FIFO topics if missing).
-        :param fifo: a FIFO topic (only FIFO SQS queues may subscribe).
-        :param content_based_deduplication: FIFO only.
-        :param display_name: shown in SMS and email deliveries.
-        :param encryption_key: the key for the topic and its subscription DLQs; default a new
-            customer-managed key with rotation (the AWS-managed ``alias/aws/sns`` key cannot be
-            used by publishers in other accounts).
+        :param fifo: a FIFO topic (only FIFO SQS queues may subscribe). Default: False.
+        :param content_based_deduplication: FIFO only: deduplicate on the message's hash.
+            Default: False.
+        :param display_name: shown in SMS and email deliveries. Default: none.
+        :param encryption_key: the key for the topic and its subscription DLQs (the
+            AWS-managed ``alias/aws/sns`` key cannot be used by publishers in other accounts).
+            Default: a new customer-managed key with rotation.
         :param publisher_accounts: other accounts whose principals may ``sns:Publish``.
+            Default: none.
         :param publisher_organization_ids: organizations whose principals may publish.
+            Default: none.
         :param subscriber_accounts: other accounts that may subscribe their own SQS queues.
+            Default: none.
         :param subscriber_organization_ids: organizations whose accounts may subscribe SQS
-            queues (``aws:PrincipalOrgID``).
+            queues (``aws:PrincipalOrgID``). Default: none.
         :param logged_protocols: protocols to log even without a subscriber yet (pass all
             five of :class:`DeliveryProtocol` to log everything); protocols of subscriptions
-            added through this construct are logged automatically.
+            added through this construct are logged automatically. Default: none beyond those.
         :param success_sample_rate: percentage of successful deliveries logged (0-100);
-            failures are always logged.
-        :param log_retention: retention of both log groups (default three months).
-        :param removal_policy: for the topic's key and log groups; default RETAIN, so the
-            delivery history outlives the stack.
+            failures are always logged. Default:
+            :data:`~constructs_lib.defaults.SUCCESS_SAMPLE_RATE` (100).
+        :param log_retention: retention of both log groups. Default:
+            :data:`~constructs_lib.defaults.LOG_RETENTION` (three months).
+        :param removal_policy: of the topic's key and log groups; RETAIN keeps the delivery
+            history beyond the stack. Default: ``RemovalPolicy.RETAIN``.
         """
         super().__init__(scope, construct_id)
         require_range("success_sample_rate", success_sample_rate, 0, 100)
@@ -234,6 +257,28 @@ class DeliveryLoggedTopic(Construct):
         for organization_id in subscriber_organization_ids:
             self.add_subscriber_organization(organization_id)
 
+    @classmethod
+    def from_topic_arn(
+        cls,
+        scope: Construct,
+        construct_id: str,
+        topic_arn: str,
+        *,
+        encryption_key_arn: str | None = None,
+    ) -> IDeliveryLoggedTopic:
+        """A topic a team already owns, for :class:`~constructs_lib.SnsHttpsEndpoint`.
+
+        Its owner keeps its policies and its delivery-status logging (log the ``http/s``
+        protocol there); subscriptions added here are created in this stack, each with its own
+        DLQ.
+
+        :param topic_arn: the topic's ARN (a string, not a token: it says whether the topic
+            is FIFO).
+        :param encryption_key_arn: the key to encrypt subscription DLQs with (SNS must be
+            allowed to use it for this topic). Default: none (SSE-SQS).
+        """
+        return _ImportedTopic(scope, construct_id, topic_arn, encryption_key_arn)
+
     @property
     def logged_protocols(self) -> tuple[DeliveryProtocol, ...]:
         """The protocols whose deliveries are logged."""
@@ -290,8 +335,9 @@ class DeliveryLoggedTopic(Construct):
         if not new:
             return
         self._publishers.extend(new)
-        principals: list[iam.IPrincipal] = [iam.AccountPrincipal(a) for a in new]
-        self._grant_publish(f"Accounts{len(self._publishers)}", principals, None)
+        self._grant_publish(
+            f"Accounts{len(self._publishers)}", [iam.AccountPrincipal(a) for a in new]
+        )
 
     def add_publisher_organization(self, organization_id: str) -> None:
         """Let every principal of an organization publish (``aws:PrincipalOrgID``)."""
@@ -302,37 +348,27 @@ class DeliveryLoggedTopic(Construct):
         self._grant_publish(
             f"Organization{len(self._publisher_organizations)}",
             [iam.AnyPrincipal()],
-            {"aws:PrincipalOrgID": organization_id},
+            {"StringEquals": {"aws:PrincipalOrgID": organization_id}},
         )
 
     def _grant_publish(
-        self, sid: str, principals: list[iam.IPrincipal], org: dict[str, str] | None
+        self,
+        sid_suffix: str,
+        principals: list[iam.IPrincipal],
+        conditions: Mapping[str, Mapping[str, str]] | None = None,
     ) -> None:
-        conditions = {"StringEquals": org} if org else None
-        self.topic.add_to_resource_policy(
-            iam.PolicyStatement(
-                sid=f"AllowPublish{sid}",
-                principals=principals,
-                actions=["sns:Publish"],
-                resources=[self.topic.topic_arn],
-                conditions=conditions,
-            )
+        grant_with_key(
+            self.topic.add_to_resource_policy,
+            self.encryption_key,
+            sid=f"AllowPublish{sid_suffix}",
+            key_sid=f"AllowPublishersThroughSns{sid_suffix}",
+            principals=principals,
+            actions=["sns:Publish"],
+            resource_arn=self.topic.topic_arn,
+            key_actions=PUBLISH_KEY_ACTIONS,
+            via_service="sns",
+            conditions=conditions,
         )
-        if isinstance(self.encryption_key, kms.Key):
-            self.encryption_key.add_to_resource_policy(
-                iam.PolicyStatement(
-                    sid=f"AllowPublishersThroughSns{sid}",
-                    principals=principals,
-                    actions=list(PUBLISH_KEY_ACTIONS),
-                    resources=["*"],
-                    conditions={
-                        "StringEquals": {
-                            "kms:ViaService": f"sns.{Aws.REGION}.{Aws.URL_SUFFIX}",
-                            **(org or {}),
-                        }
-                    },
-                )
-            )
 
     def add_subscriber_accounts(self, *account_ids: str) -> None:
         """Let other accounts subscribe their own SQS queues, and nothing else."""
@@ -395,7 +431,7 @@ class DeliveryLoggedTopic(Construct):
     def add_queue_subscription(
         self,
         subscription_id: str,
-        queue: EndpointQueue | sqs.IQueue,
+        queue: IEndpointQueue | sqs.IQueue,
         *,
         raw_message_delivery: bool = True,
         filter_policy: Mapping[str, Any] | None = None,
@@ -406,8 +442,15 @@ class DeliveryLoggedTopic(Construct):
         The queue's policy admits SNS for this topic only (``aws:SourceArn``) and its key lets
         SNS encrypt. For a queue in another account use :class:`CrossAccountQueueSubscription`
         in that account's stack.
+
+        :param raw_message_delivery: deliver the message as published, without SNS's JSON
+            envelope (what NServiceBus endpoints read). Default: True.
+        :param filter_policy: an SNS filter policy, as SNS's JSON syntax writes it.
+            Default: none (every message).
+        :param dead_letter_queue: the subscription's DLQ. Default: a new one,
+            ``<topic>-<subscription_id>-dlq``, encrypted with the topic's key.
         """
-        target = queue.queue if isinstance(queue, EndpointQueue) else queue
+        target = queue.queue if isinstance(queue, IEndpointQueue) else queue
         dlq = dead_letter_queue or self._dead_letter_queue(subscription_id)
         subscription = self.topic.add_subscription(
             subscriptions.SqsSubscription(
@@ -426,7 +469,13 @@ class DeliveryLoggedTopic(Construct):
         filter_policy: Mapping[str, Any] | None = None,
         dead_letter_queue: sqs.IQueue | None = None,
     ) -> sqs.IQueue:
-        """Subscribe a Lambda function; returns the subscription's DLQ."""
+        """Subscribe a Lambda function; returns the subscription's DLQ.
+
+        :param filter_policy: an SNS filter policy, as SNS's JSON syntax writes it.
+            Default: none (every message).
+        :param dead_letter_queue: the subscription's DLQ. Default: a new one,
+            ``<topic>-<subscription_id>-dlq``, encrypted with the topic's key.
+        """
         dlq = dead_letter_queue or self._dead_letter_queue(subscription_id)
         subscription = self.topic.add_subscription(
             subscriptions.LambdaSubscription(function, dead_letter_queue=dlq)
@@ -445,29 +494,29 @@ class DeliveryLoggedTopic(Construct):
         filter_policy: Mapping[str, Any] | None = None,
         dead_letter_queue: sqs.IQueue | None = None,
     ) -> tuple[sns.Subscription, sqs.IQueue]:
-        """Subscribe an HTTPS endpoint with a validated delivery policy; returns it and its DLQ.
+        """Subscribe an HTTPS endpoint; returns the subscription and its DLQ. Plain ``http://``
+        is refused: the message would cross the internet in clear.
 
-        Plain ``http://`` is refused: the subscriber must see SNS's TLS certificate, and the
-        message would cross the internet in clear. A token (a function URL of this app) is
-        HTTPS by construction.
+        :param delivery_policy: the subscription's retry policy, validated against SNS's
+            limits. Default: SNS's default policy.
+        :param raw_message_delivery: post the message as published, without SNS's JSON
+            envelope (and so without its signature). Default: False.
+        :param filter_policy: an SNS filter policy, as SNS's JSON syntax writes it.
+            Default: none (every message).
+        :param dead_letter_queue: the subscription's DLQ. Default: a new one,
+            ``<topic>-<subscription_id>-dlq``, encrypted with the topic's key.
         """
-        if not Token.is_unresolved(url) and not url.startswith("https://"):
-            raise ValueError(f"url: {url!r} must be an https:// URL")
-        if self.fifo:
-            raise ValueError("url: FIFO topics deliver only to SQS queues")
-        dlq = dead_letter_queue or self._dead_letter_queue(subscription_id)
-        subscription = sns.Subscription(
+        subscription, dlq = url_subscription(
             self,
             subscription_id,
-            topic=self.topic,
-            endpoint=url,
-            protocol=sns.SubscriptionProtocol.HTTPS,
-            raw_message_delivery=raw_message_delivery or None,
-            dead_letter_queue=dlq,
+            self.topic,
+            url,
+            fifo=self.fifo,
+            delivery_policy=delivery_policy,
+            raw_message_delivery=raw_message_delivery,
+            filter_policy=filter_policy,
+            dead_letter_queue=lambda: dead_letter_queue or self._dead_letter_queue(subscription_id),
         )
-        set_filter_policy(subscription, filter_policy)
-        policy = delivery_policy or HttpDeliveryPolicy()
-        _cfn_subscription(subscription).delivery_policy = policy.to_subscription_json()
         self.log_deliveries(DeliveryProtocol.HTTP)
         return subscription, dlq
 
@@ -476,62 +525,62 @@ class DeliveryLoggedTopic(Construct):
         return self.topic.grant_publish(grantee)
 
 
-class CrossAccountQueueSubscription(Construct):
-    """The subscriber account's half of an SQS subscription to a topic in another account.
-
-    The queue owner creates the subscription (so SNS confirms it at once), admits SNS for that
-    topic only in the queue policy, lets SNS use the queue's key for that topic, and owns the
-    subscription's DLQ. The topic's account grants ``sns:Subscribe`` to this account (see
-    :meth:`DeliveryLoggedTopic.add_subscriber_accounts`).
-    """
+class _ImportedTopic(Construct):
+    """An existing topic behind the :class:`IDeliveryLoggedTopic` protocol."""
 
     def __init__(
         self,
         scope: Construct,
         construct_id: str,
-        *,
         topic_arn: str,
-        subscription_name: str,
-        queue: EndpointQueue,
-        raw_message_delivery: bool = True,
-        filter_policy: Mapping[str, Any] | None = None,
+        encryption_key_arn: str | None,
     ) -> None:
-        """Subscribe ``queue`` to the topic ``topic_arn`` (computed, never an export); the
-        subscription's DLQ is named ``<topic>-<subscription_name>-dlq``."""
         super().__init__(scope, construct_id)
-        if Token.is_unresolved(topic_arn):
+        parts = topic_arn.split(":") if not Token.is_unresolved(topic_arn) else []
+        if len(parts) != 6 or parts[2] != "sns" or not parts[5]:
             raise ValueError(
-                "topic_arn: give the topic's ARN as a string (compute it from the topology); "
-                "a token from another stack would need a CloudFormation export"
+                f"topic_arn: {topic_arn!r} is not an SNS topic ARN given as a string; write "
+                "arn:<partition>:sns:<region>:<account id>:<topic name>"
             )
-        topic = sns.Topic.from_topic_arn(self, "Topic", topic_arn)
-        self.dead_letter_queue = subscription_dead_letter_queue(
+        require_account_ids("topic_arn (account)", [parts[4]])
+        self.topic_name = parts[5]
+        self.fifo = self.topic_name.endswith(".fifo")
+        self.topic = sns.Topic.from_topic_arn(self, "Topic", topic_arn)
+        self.encryption_key: kms.IKey | None = (
+            kms.Key.from_key_arn(self, "Key", encryption_key_arn) if encryption_key_arn else None
+        )
+
+    def add_url_subscription(
+        self,
+        subscription_id: str,
+        url: str,
+        *,
+        delivery_policy: HttpDeliveryPolicy | None = None,
+        raw_message_delivery: bool = False,
+        filter_policy: Mapping[str, Any] | None = None,
+        dead_letter_queue: sqs.IQueue | None = None,
+    ) -> tuple[sns.Subscription, sqs.IQueue]:
+        """Subscribe an HTTPS endpoint as :meth:`DeliveryLoggedTopic.add_url_subscription`
+        does; the topic's owner logs its deliveries."""
+        return url_subscription(
             self,
-            "DeadLetterQueue",
-            queue_name=subscription_dead_letter_queue_name(
-                topic_arn.rsplit(":", 1)[1], subscription_name
+            subscription_id,
+            self.topic,
+            url,
+            fifo=self.fifo,
+            delivery_policy=delivery_policy,
+            raw_message_delivery=raw_message_delivery,
+            filter_policy=filter_policy,
+            dead_letter_queue=lambda: (
+                dead_letter_queue
+                or subscription_dead_letter_queue(
+                    self,
+                    f"{subscription_id}DeadLetterQueue",
+                    queue_name=subscription_dead_letter_queue_name(
+                        self.topic_name, subscription_id
+                    ),
+                    key=self.encryption_key,
+                    fifo=self.fifo,
+                )
             ),
-            key=queue.encryption_key,
-            fifo=queue.fifo,
         )
-        self.subscription = topic.add_subscription(
-            subscriptions.SqsSubscription(
-                queue.queue,
-                raw_message_delivery=raw_message_delivery,
-                dead_letter_queue=self.dead_letter_queue,
-            )
-        )
-        set_filter_policy(self.subscription, filter_policy)
-
-
-def _cfn_subscription(subscription: sns.Subscription) -> sns.CfnSubscription:
-    cfn = subscription.node.default_child
-    assert isinstance(cfn, sns.CfnSubscription)
-    return cfn
-
-
-def set_filter_policy(subscription: sns.Subscription, policy: Mapping[str, Any] | None) -> None:
-    """Apply an SNS filter policy document as written (the JSON operators use), not through
-    aws-cdk-lib's typed builders, so a topology can carry any filter SNS accepts."""
-    if policy:
-        _cfn_subscription(subscription).filter_policy = dict(policy)

@@ -19,18 +19,22 @@ from aws_cdk import aws_scheduler as scheduler
 from aws_cdk import aws_scheduler_targets as scheduler_targets
 from constructs import Construct
 
-from constructs_lib.acknowledgments import acknowledge
+from constructs_lib._private.acknowledgments import acknowledge
+from constructs_lib._private.spark_assets import ENTRY_SCRIPT, spark_job_package
+from constructs_lib.defaults import (
+    LOG_RETENTION,
+    REPORT_APPLICATION_NAME,
+    REPORT_IDLE_TIMEOUT,
+    REPORT_MAX_VCPUS,
+    REPORT_MAX_VCPUS_RANGE,
+    REPORT_RELEASE_LABEL,
+    REPORT_SCHEDULE,
+)
 from constructs_lib.delivery_log_bucket import DeliveryLogBucket
-from constructs_lib.lambda_packaging import RUNTIME_PACKAGE, runtime_package_files, stage_files
 from constructs_lib.validation import require_range
 
-RELEASE_LABEL = "emr-spark-8.0.0"
-"""AWS runtime for Apache Spark 8.0.0: Spark 4.0 (the job is written for Spark 4)."""
-ENTRY_SCRIPT = RUNTIME_PACKAGE / "delivery_report" / "spark_entry.py"
-DEFAULT_SCHEDULE = "cron(30 0 * * ? *)"
-"""Half past midnight UTC: the previous day's last Firehose buffer (at most 15 minutes) has
-landed by then."""
-DEFAULT_IDLE_TIMEOUT = Duration.minutes(15)
+IDLE_TIMEOUT_RANGE_MINUTES = (1, 1440)
+"""What EMR Serverless accepts for an application's auto-stop idle timeout."""
 
 
 class DeliveryReportJob(Construct):
@@ -42,18 +46,36 @@ class DeliveryReportJob(Construct):
         construct_id: str,
         *,
         log_bucket: DeliveryLogBucket,
-        schedule_expression: str = DEFAULT_SCHEDULE,
-        application_name: str = "delivery-report",
-        release_label: str = RELEASE_LABEL,
-        max_vcpus: int = 16,
-        idle_timeout: Duration = DEFAULT_IDLE_TIMEOUT,
-        log_retention: logs.RetentionDays = logs.RetentionDays.THREE_MONTHS,
+        schedule_expression: str = REPORT_SCHEDULE,
+        application_name: str = REPORT_APPLICATION_NAME,
+        release_label: str = REPORT_RELEASE_LABEL,
+        max_vcpus: int = REPORT_MAX_VCPUS,
+        idle_timeout: Duration = REPORT_IDLE_TIMEOUT,
+        log_retention: logs.RetentionDays = LOG_RETENTION,
     ) -> None:
-        """``max_vcpus`` caps the application (memory 4 GB per vCPU); ``idle_timeout`` is how
-        long it stays warm after a run (1-1440 minutes)."""
+        """Create the application, the job role, the job's log group and the schedule.
+
+        :param log_bucket: the bucket whose log prefixes the job reads and whose report prefix
+            it writes.
+        :param schedule_expression: when EventBridge Scheduler starts a run, in UTC. Default:
+            :data:`~constructs_lib.defaults.REPORT_SCHEDULE` (half past midnight).
+        :param application_name: the EMR Serverless application's name. Default:
+            :data:`~constructs_lib.defaults.REPORT_APPLICATION_NAME`.
+        :param release_label: the EMR release, with Spark 4. Default:
+            :data:`~constructs_lib.defaults.REPORT_RELEASE_LABEL`.
+        :param max_vcpus: the application's cap (4-400 vCPU, 4 GB of memory each). Default:
+            :data:`~constructs_lib.defaults.REPORT_MAX_VCPUS` (16).
+        :param idle_timeout: how long the application stays warm after a run (1-1440
+            minutes). Default: :data:`~constructs_lib.defaults.REPORT_IDLE_TIMEOUT` (15
+            minutes).
+        :param log_retention: of the job's log group. Default:
+            :data:`~constructs_lib.defaults.LOG_RETENTION` (three months).
+        """
         super().__init__(scope, construct_id)
-        require_range("max_vcpus", max_vcpus, 4, 400)
-        require_range("idle_timeout (minutes)", int(idle_timeout.to_minutes()), 1, 1440)
+        require_range("max_vcpus", max_vcpus, *REPORT_MAX_VCPUS_RANGE)
+        require_range(
+            "idle_timeout (minutes)", int(idle_timeout.to_minutes()), *IDLE_TIMEOUT_RANGE_MINUTES
+        )
         stack = Stack.of(self)
         self.log_group = logs.LogGroup(
             self, "JobLogs", retention=log_retention, removal_policy=RemovalPolicy.RETAIN
@@ -84,7 +106,7 @@ class DeliveryReportJob(Construct):
         self.package = s3_assets.Asset(
             self,
             "Package",
-            path=str(stage_files(runtime_package_files(include_spark_job=True), "spark-job")),
+            path=str(spark_job_package()),
         )
         self.job_role = iam.Role(
             self,

@@ -10,13 +10,22 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
 
-from aws_cdk import Aws, Duration, RemovalPolicy, Stack
+from aws_cdk import Duration, RemovalPolicy, Stack, Token
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
+from constructs_lib._private.grants import Conditions, grant_with_key
+from constructs_lib._private.secure_queue import secure_queue
+from constructs_lib.defaults import (
+    DEAD_LETTER_RETENTION,
+    MAX_RECEIVE_COUNT,
+    MAX_RECEIVE_COUNT_RANGE,
+    QUEUE_RETENTION,
+)
 from constructs_lib.queue_naming import (
     dead_letter_queue_name as default_dead_letter_queue_name,
 )
@@ -30,17 +39,22 @@ from constructs_lib.validation import (
     require_organization_ids,
     require_range,
 )
+from cross_account_runtime.nservicebus.transport_address import (
+    FIFO_SUFFIX,
+    AddressError,
+    QueueArn,
+    parse_queue_arn,
+)
 
-SEND_ACTIONS = ("sqs:SendMessage", "sqs:GetQueueUrl", "sqs:GetQueueAttributes")
-"""What a sender needs: send, and resolve the queue by name (``GetQueueUrl``) and attributes."""
-
-KEY_ACTIONS_FOR_SENDERS = ("kms:GenerateDataKey", "kms:Decrypt")
+SENDER_ACTIONS = ("sqs:SendMessage", "sqs:GetQueueUrl", "sqs:GetQueueAttributes")
+"""What a sender is granted: send, and resolve the queue by name (``GetQueueUrl``) and its
+attributes."""
+SENDER_KEY_ACTIONS = ("kms:GenerateDataKey", "kms:Decrypt")
 """What a producer needs on the queue's key to send an encrypted message."""
-
 AWS_MANAGED_SQS_KEY = "alias/aws/sqs"
 
 
-class EndpointQueueEncryption(enum.Enum):
+class EndpointQueueEncryption(enum.StrEnum):
     """How the queue and its DLQ are encrypted at rest."""
 
     KMS = "KMS"
@@ -48,6 +62,38 @@ class EndpointQueueEncryption(enum.Enum):
 
     SQS_MANAGED = "SQS_MANAGED"
     """SSE-SQS: SQS-owned keys; no key policy to manage, no KMS charges, no key to audit."""
+
+
+@runtime_checkable
+class IEndpointQueue(Protocol):
+    """An endpoint's input queue as the other constructs use it, whether this app created it
+    (:class:`EndpointQueue`) or a team already owns it (:meth:`EndpointQueue.from_queue_arn`),
+    as aws-cdk-lib's constructs take an ``IQueue``."""
+
+    @property
+    def queue(self) -> sqs.IQueue:
+        """The queue itself."""
+        ...
+
+    @property
+    def dead_letter_queue(self) -> sqs.IQueue:
+        """Its redrive dead-letter queue (where refused messages go, with their reason)."""
+        ...
+
+    @property
+    def encryption_key(self) -> kms.IKey | None:
+        """The key both queues are encrypted with; ``None`` for SSE-SQS."""
+        ...
+
+    @property
+    def fifo(self) -> bool:
+        """Whether the queue is a FIFO queue."""
+        ...
+
+    @property
+    def queue_arn(self) -> str:
+        """The queue's ARN, the endpoint's transport address."""
+        ...
 
 
 class EndpointQueue(Construct):
@@ -67,40 +113,49 @@ class EndpointQueue(Construct):
         queue_name: str | None = None,
         fifo: bool = False,
         content_based_deduplication: bool = False,
-        max_receive_count: int = 5,
+        max_receive_count: int = MAX_RECEIVE_COUNT,
         dead_letter_queue_name: str | None = None,
         encryption: EndpointQueueEncryption = EndpointQueueEncryption.KMS,
         encryption_key: kms.IKey | None = None,
         sender_accounts: Sequence[str] = (),
         sender_organization_ids: Sequence[str] = (),
-        retention_period: Duration | None = None,
-        dead_letter_retention_period: Duration | None = None,
+        retention_period: Duration = QUEUE_RETENTION,
+        dead_letter_retention_period: Duration = DEAD_LETTER_RETENTION,
         visibility_timeout: Duration | None = None,
         removal_policy: RemovalPolicy = RemovalPolicy.RETAIN,
     ) -> None:
         """Create the queue, its dead-letter queue and (with KMS) its key.
 
         :param endpoint_name: the NServiceBus endpoint name; the queue name derives from it.
-        :param queue_name_prefix: NServiceBus ``QueueNamePrefix``; applied once.
-        :param queue_name: an explicit queue name instead of the derived one.
-        :param fifo: a FIFO queue (and FIFO DLQ); the name gets ``.fifo``.
+        :param queue_name_prefix: NServiceBus ``QueueNamePrefix``, applied once. Default: none.
+        :param queue_name: an explicit queue name, checked against SQS's rules. Default: the
+            name NServiceBus derives from ``endpoint_name`` and ``queue_name_prefix``.
+        :param fifo: a FIFO queue (and FIFO DLQ); the name gets ``.fifo``. Default: False.
         :param content_based_deduplication: FIFO only: deduplicate on the body's hash.
+            Default: False.
         :param max_receive_count: receives before SQS moves a message to the DLQ (1-1000).
-        :param dead_letter_queue_name: explicit DLQ name; default ``<queue>-dlq``.
-        :param encryption: KMS (customer-managed key, default) or SQS_MANAGED (SSE-SQS).
-        :param encryption_key: the KMS key to use instead of creating one; never
-            ``alias/aws/sqs``.
-        :param sender_accounts: 12-digit account ids allowed to send (cross-account).
+            Default: :data:`~constructs_lib.defaults.MAX_RECEIVE_COUNT` (5).
+        :param dead_letter_queue_name: an explicit DLQ name. Default: ``<queue>-dlq``.
+        :param encryption: KMS (a customer-managed key) or SQS_MANAGED (SSE-SQS).
+            Default: ``EndpointQueueEncryption.KMS``.
+        :param encryption_key: the KMS key to use; never ``alias/aws/sqs``, which other
+            accounts and SNS cannot use. Default: a new key with rotation and the alias
+            ``alias/messaging/<queue>``.
+        :param sender_accounts: 12-digit ids of other accounts allowed to send. Default: none.
         :param sender_organization_ids: organizations whose principals may send.
-        :param retention_period: how long messages are kept; default 4 days, NServiceBus's
-            default time to live, written out so no reader has to know SQS's default.
-        :param dead_letter_retention_period: DLQ retention; default 14 days, the maximum,
-            so that an operator has time to redrive.
-        :param visibility_timeout: default 30 seconds.
-        :param removal_policy: default RETAIN, so deleting a stack never deletes messages.
+            Default: none.
+        :param retention_period: how long messages are kept. Default:
+            :data:`~constructs_lib.defaults.QUEUE_RETENTION` (4 days, NServiceBus's default
+            time to be received).
+        :param dead_letter_retention_period: how long the DLQ keeps messages. Default:
+            :data:`~constructs_lib.defaults.DEAD_LETTER_RETENTION` (14 days, SQS's maximum).
+        :param visibility_timeout: how long a received message stays invisible. Default:
+            SQS's (30 seconds).
+        :param removal_policy: of the queues and the key; RETAIN means deleting a stack never
+            deletes messages. Default: ``RemovalPolicy.RETAIN``.
         """
         super().__init__(scope, construct_id)
-        require_range("max_receive_count", max_receive_count, 1, 1000)
+        require_range("max_receive_count", max_receive_count, *MAX_RECEIVE_COUNT_RANGE)
         require_account_ids("sender_accounts", sender_accounts)
         require_organization_ids("sender_organization_ids", sender_organization_ids)
         if content_based_deduplication and not fifo:
@@ -140,41 +195,32 @@ class EndpointQueue(Construct):
                 removal_policy=removal_policy,
                 alias=key_alias_name(self.queue_name),
             )
-        queue_encryption = (
-            sqs.QueueEncryption.KMS
-            if self.encryption_key is not None
-            else sqs.QueueEncryption.SQS_MANAGED
-        )
 
         stack = Stack.of(self)
         # The DLQ names its source by a computed ARN, not a reference: a reference would make
         # the DLQ and the queue depend on each other.
         source_arn = stack.format_arn(service="sqs", resource=self.queue_name)
-        self.dead_letter_queue = sqs.Queue(
+        self.dead_letter_queue = secure_queue(
             self,
             "DeadLetterQueue",
             queue_name=dlq_name,
-            fifo=fifo or None,
-            encryption=queue_encryption,
-            encryption_master_key=self.encryption_key,
-            enforce_ssl=True,
-            retention_period=dead_letter_retention_period or Duration.days(14),
+            fifo=fifo,
+            encryption_key=self.encryption_key,
+            retention_period=dead_letter_retention_period,
             redrive_allow_policy=sqs.RedriveAllowPolicy(
                 redrive_permission=sqs.RedrivePermission.BY_QUEUE,
                 source_queues=[sqs.Queue.from_queue_arn(self, "Source", source_arn)],
             ),
             removal_policy=removal_policy,
         )
-        self.queue = sqs.Queue(
+        self.queue = secure_queue(
             self,
             "Queue",
             queue_name=self.queue_name,
-            fifo=fifo or None,
-            content_based_deduplication=content_based_deduplication or None,
-            encryption=queue_encryption,
-            encryption_master_key=self.encryption_key,
-            enforce_ssl=True,
-            retention_period=retention_period or Duration.days(4),
+            fifo=fifo,
+            content_based_deduplication=content_based_deduplication,
+            encryption_key=self.encryption_key,
+            retention_period=retention_period,
             visibility_timeout=visibility_timeout,
             dead_letter_queue=sqs.DeadLetterQueue(
                 queue=self.dead_letter_queue, max_receive_count=max_receive_count
@@ -184,6 +230,34 @@ class EndpointQueue(Construct):
         self.add_sender_accounts(*sender_accounts)
         for organization_id in sender_organization_ids:
             self.add_sender_organization(organization_id)
+
+    @classmethod
+    def from_queue_arn(
+        cls,
+        scope: Construct,
+        construct_id: str,
+        queue_arn: str,
+        *,
+        dead_letter_queue_arn: str,
+        encryption_key_arn: str | None = None,
+    ) -> IEndpointQueue:
+        """An endpoint queue a team already owns, for the constructs that take an
+        :class:`IEndpointQueue` (subscriptions, relays); nothing is created or changed.
+
+        :param queue_arn: the queue's ARN (a string, not a token: it names the queue's
+            account, region and FIFO-ness).
+        :param dead_letter_queue_arn: its redrive dead-letter queue, of the same account,
+            region and kind.
+        :param encryption_key_arn: the customer-managed key both queues are encrypted with.
+            Default: none (SSE-SQS, or a key the consumer need not use).
+        """
+        return _ImportedEndpointQueue(
+            scope,
+            construct_id,
+            queue_arn=queue_arn,
+            dead_letter_queue_arn=dead_letter_queue_arn,
+            encryption_key_arn=encryption_key_arn,
+        )
 
     @property
     def queue_arn(self) -> str:
@@ -217,8 +291,9 @@ class EndpointQueue(Construct):
         if not new:
             return
         self._sender_accounts.extend(new)
-        principals: list[iam.IPrincipal] = [iam.AccountPrincipal(a) for a in new]
-        self._grant_senders(f"Accounts{len(self._sender_accounts)}", principals, conditions=None)
+        self._grant_senders(
+            f"Accounts{len(self._sender_accounts)}", [iam.AccountPrincipal(a) for a in new]
+        )
 
     def add_sender_roles(self, *role_arns: str) -> None:
         """Let these roles of other accounts send, and no other principal of their accounts
@@ -235,7 +310,7 @@ class EndpointQueue(Construct):
             self._grant_senders(
                 f"Role{len(self._sender_roles)}",
                 [iam.AccountPrincipal(parts[4])],
-                conditions={"ArnEquals": {"aws:PrincipalArn": role_arn}},
+                {"ArnEquals": {"aws:PrincipalArn": role_arn}},
             )
 
     def add_sender_organization(self, organization_id: str) -> None:
@@ -247,39 +322,27 @@ class EndpointQueue(Construct):
         self._grant_senders(
             f"Organization{len(self._sender_organizations)}",
             [iam.AnyPrincipal()],
-            conditions={"StringEquals": {"aws:PrincipalOrgID": organization_id}},
+            {"StringEquals": {"aws:PrincipalOrgID": organization_id}},
         )
 
     def _grant_senders(
         self,
         sid_suffix: str,
         principals: list[iam.IPrincipal],
-        conditions: dict[str, dict[str, str]] | None,
+        conditions: Conditions | None = None,
     ) -> None:
-        self.queue.add_to_resource_policy(
-            iam.PolicyStatement(
-                sid=f"AllowSend{sid_suffix}",
-                principals=principals,
-                actions=list(SEND_ACTIONS),
-                resources=[self.queue.queue_arn],
-                conditions=conditions,
-            )
+        grant_with_key(
+            self.queue.add_to_resource_policy,
+            self.encryption_key,
+            sid=f"AllowSend{sid_suffix}",
+            key_sid=f"AllowSendersThroughSqs{sid_suffix}",
+            principals=principals,
+            actions=SENDER_ACTIONS,
+            resource_arn=self.queue.queue_arn,
+            key_actions=SENDER_KEY_ACTIONS,
+            via_service="sqs",
+            conditions=conditions,
         )
-        if isinstance(self.encryption_key, kms.Key):
-            key_conditions: dict[str, dict[str, str]] = {
-                "StringEquals": {"kms:ViaService": f"sqs.{Aws.REGION}.{Aws.URL_SUFFIX}"},
-            }
-            for operator, pairs in (conditions or {}).items():
-                key_conditions.setdefault(operator, {}).update(pairs)
-            self.encryption_key.add_to_resource_policy(
-                iam.PolicyStatement(
-                    sid=f"AllowSendersThroughSqs{sid_suffix}",
-                    principals=principals,
-                    actions=list(KEY_ACTIONS_FOR_SENDERS),
-                    resources=["*"],
-                    conditions=key_conditions,
-                )
-            )
 
     def grant_send_messages(self, grantee: iam.IGrantable) -> iam.Grant:
         """Grant an identity in this account permission to send (and to use the key)."""
@@ -292,6 +355,67 @@ class EndpointQueue(Construct):
     def grant_purge(self, grantee: iam.IGrantable) -> iam.Grant:
         """Grant an identity permission to purge the queue."""
         return self.queue.grant_purge(grantee)
+
+
+class _ImportedEndpointQueue(Construct):
+    """An existing queue and DLQ (and key) behind the :class:`IEndpointQueue` protocol."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        queue_arn: str,
+        dead_letter_queue_arn: str,
+        encryption_key_arn: str | None,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        queue = _parsed("queue_arn", queue_arn)
+        dead_letter = _parsed("dead_letter_queue_arn", dead_letter_queue_arn)
+        self.fifo = queue.name.endswith(FIFO_SUFFIX)
+        if dead_letter.name.endswith(FIFO_SUFFIX) != self.fifo:
+            raise ValueError(
+                f"dead_letter_queue_arn: {dead_letter_queue_arn!r} must be a "
+                f"{'FIFO' if self.fifo else 'standard'} queue like {queue_arn!r}; SQS redrives "
+                "only to a queue of the same kind"
+            )
+        if (dead_letter.account, dead_letter.region) != (queue.account, queue.region):
+            raise ValueError(
+                f"dead_letter_queue_arn: {dead_letter_queue_arn!r} must be in the queue's "
+                f"account ({queue.account}) and region ({queue.region}); give the queue's own "
+                "redrive dead-letter queue"
+            )
+        self.encryption_key: kms.IKey | None = (
+            kms.Key.from_key_arn(self, "Key", encryption_key_arn) if encryption_key_arn else None
+        )
+        self.queue = sqs.Queue.from_queue_attributes(
+            self, "Queue", queue_arn=queue_arn, fifo=self.fifo, key_arn=encryption_key_arn
+        )
+        self.dead_letter_queue = sqs.Queue.from_queue_attributes(
+            self,
+            "DeadLetterQueue",
+            queue_arn=dead_letter_queue_arn,
+            fifo=self.fifo,
+            key_arn=encryption_key_arn,
+        )
+
+    @property
+    def queue_arn(self) -> str:
+        """The queue's ARN."""
+        return self.queue.queue_arn
+
+
+def _parsed(field: str, arn: str) -> QueueArn:
+    """A queue ARN given as a string, or an error naming the prop and the fix."""
+    if Token.is_unresolved(arn):
+        raise ValueError(
+            f"{field}: give the ARN as a string; a token cannot say the queue's account, "
+            "region or kind"
+        )
+    try:
+        return parse_queue_arn(arn)
+    except AddressError as error:
+        raise ValueError(f"{field}: {error}") from None
 
 
 def _refuse_aws_managed_key(key: kms.IKey | None) -> None:

@@ -14,9 +14,12 @@ from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
+from constructs_lib.defaults import (
+    ALARM_EVALUATION_PERIOD,
+    MAX_MESSAGE_AGE,
+    MAX_MESSAGE_AGE_RANGE_SECONDS,
+)
 from constructs_lib.validation import require_range
-
-DEFAULT_MAX_MESSAGE_AGE = Duration.minutes(15)
 
 
 class MessagingAlarms(Construct):
@@ -28,20 +31,28 @@ class MessagingAlarms(Construct):
         construct_id: str,
         *,
         alarm_topic: sns.ITopic | None = None,
-        max_message_age: Duration = DEFAULT_MAX_MESSAGE_AGE,
-        evaluation_period: Duration | None = None,
+        max_message_age: Duration = MAX_MESSAGE_AGE,
+        evaluation_period: Duration = ALARM_EVALUATION_PERIOD,
     ) -> None:
-        """
-        :param alarm_topic: notified when an alarm fires and when it clears.
+        """Prepare the alarms; the ``watch_*`` methods add one per resource.
+
+        :param alarm_topic: notified when an alarm fires and when it clears. Default: none
+            (the alarms only show in CloudWatch).
         :param max_message_age: the age of the oldest message in an endpoint queue above which
-            the endpoint is considered stuck (default 15 minutes).
-        :param evaluation_period: the metric period (default 5 minutes).
+            the endpoint is considered stuck (1 minute to 14 days). Default:
+            :data:`~constructs_lib.defaults.MAX_MESSAGE_AGE_SECONDS` (15 minutes).
+        :param evaluation_period: the metric period. Default:
+            :data:`~constructs_lib.defaults.ALARM_EVALUATION_PERIOD` (5 minutes).
         """
         super().__init__(scope, construct_id)
-        require_range("max_message_age (seconds)", int(max_message_age.to_seconds()), 60, 1209600)
+        require_range(
+            "max_message_age (seconds)",
+            int(max_message_age.to_seconds()),
+            *MAX_MESSAGE_AGE_RANGE_SECONDS,
+        )
         self._action = actions.SnsAction(alarm_topic) if alarm_topic else None
         self._max_age = max_message_age
-        self._period = evaluation_period or Duration.minutes(5)
+        self._period = evaluation_period
         self.alarms: list[cloudwatch.Alarm] = []
 
     def _add(self, alarm: cloudwatch.Alarm) -> cloudwatch.Alarm:

@@ -1,8 +1,9 @@
 """``SnsHttpsEndpoint``: a Lambda function URL that receives a topic's HTTPS deliveries safely.
 
-The function runs :mod:`cross_account_runtime.sns_endpoint.receiver`: it verifies every message's signature and
-certificate URL, accepts only allow-listed topics, refuses replays, confirms the subscription,
-and deduplicates deliveries in a DynamoDB table, because SNS delivers at least once.
+The function runs the runtime's SNS endpoint (:mod:`cross_account_runtime.sns_endpoint`): it
+verifies every message's signature and certificate URL, accepts only allow-listed topics,
+refuses replays, confirms the subscription, and deduplicates deliveries in a DynamoDB table,
+because SNS delivers at least once.
 """
 
 from __future__ import annotations
@@ -16,10 +17,14 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
-from constructs_lib.delivery_logged_topic import DeliveryLoggedTopic
-from constructs_lib.lambda_function import role_with_own_logs, runtime_function
-from constructs_lib.lambda_packaging import dependencies_layer, runtime_code
-from cross_account_runtime.delivery_policy.policy import HttpDeliveryPolicy
+from constructs_lib._private.lambda_assets import dependencies_layer, runtime_code
+from constructs_lib._private.lambda_function import role_with_own_logs, runtime_function
+from constructs_lib.defaults import LOG_RETENTION, SNS_ENDPOINT_MEMORY_MB
+from constructs_lib.delivery_logged_topic import IDeliveryLoggedTopic
+from cross_account_runtime.delivery_policy.policy import (
+    DELIVERY_TIMEOUT_SECONDS,
+    HttpDeliveryPolicy,
+)
 from cross_account_runtime.sns_endpoint.receiver import (
     DEFAULT_REPLAY_WINDOW_SECONDS,
     ENV_ALLOWED_TOPIC_ARNS,
@@ -27,49 +32,54 @@ from cross_account_runtime.sns_endpoint.receiver import (
     ENV_HANDLER,
     ENV_REPLAY_WINDOW_SECONDS,
     ENV_SERVICE_NAME,
+    MAX_CLOCK_SKEW_SECONDS,
 )
 
 CRYPTOGRAPHY_REQUIREMENT = "cryptography==50.0.2"
 """Pinned as in requirements.txt; bundled for the function's platform without Docker."""
-CLOCK_SKEW_SECONDS = 300
-SNS_REQUEST_TIMEOUT = Duration.seconds(15)
-"""SNS waits 15 s for an answer; a function running longer is retried anyway."""
+SNS_REQUEST_TIMEOUT = Duration.seconds(DELIVERY_TIMEOUT_SECONDS)
+"""SNS waits this long for an answer; a function running longer is retried anyway."""
 
 
 class SnsHttpsEndpoint(Construct):
-    """A function URL subscribed to a :class:`DeliveryLoggedTopic` over HTTPS."""
+    """A function URL subscribed to a topic over HTTPS (a :class:`DeliveryLoggedTopic`, or one
+    imported with :meth:`DeliveryLoggedTopic.from_topic_arn`)."""
 
     def __init__(
         self,
         scope: Construct,
         construct_id: str,
         *,
-        topic: DeliveryLoggedTopic,
+        topic: IDeliveryLoggedTopic,
         handler: str,
         handler_code: str | Path | None = None,
         allowed_topic_arns: Sequence[str] | None = None,
         delivery_policy: HttpDeliveryPolicy | None = None,
         replay_window: Duration | None = None,
-        memory_size: int = 512,
-        log_retention: logs.RetentionDays = logs.RetentionDays.THREE_MONTHS,
+        memory_size: int = SNS_ENDPOINT_MEMORY_MB,
+        log_retention: logs.RetentionDays = LOG_RETENTION,
     ) -> None:
-        """
+        """Create the function, its URL, its dedupe table and the topic's subscription to it.
+
         :param topic: the topic to subscribe to (its subscription gets a DLQ).
         :param handler: your function, ``package.module:function``, called once per message.
         :param handler_code: the folder of your handler's package, bundled with the runtime.
-        :param allowed_topic_arns: topics the endpoint accepts; default the subscribed topic.
-        :param delivery_policy: the subscription's retry policy; default SNS's.
-        :param replay_window: how old a message may be; default 3,900 s. It must cover the
-            delivery policy's whole retry schedule, or SNS's late retries would be refused.
+            Default: none (the handler is importable from the runtime package itself).
+        :param allowed_topic_arns: topics the endpoint accepts. Default: the subscribed topic.
+        :param delivery_policy: the subscription's retry policy. Default: SNS's.
+        :param replay_window: how old a message may be; it must cover the delivery policy's
+            whole retry schedule, or SNS's late retries would be refused. Default: 3,900 s.
         :param memory_size: MB; more memory also gives more CPU for signature checks.
-        :param log_retention: of the function's log group.
+            Default: :data:`~constructs_lib.defaults.SNS_ENDPOINT_MEMORY_MB` (512).
+        :param log_retention: of the function's log group. Default:
+            :data:`~constructs_lib.defaults.LOG_RETENTION` (three months).
         """
         super().__init__(scope, construct_id)
         if ":" not in handler or handler.startswith(":") or handler.endswith(":"):
             raise ValueError(f"handler: {handler!r} must look like 'package.module:function'")
         policy = delivery_policy or HttpDeliveryPolicy()
         window = replay_window or Duration.seconds(DEFAULT_REPLAY_WINDOW_SECONDS)
-        needed = policy.give_up_after_seconds + CLOCK_SKEW_SECONDS
+        needed = policy.give_up_after_seconds + MAX_CLOCK_SKEW_SECONDS
         if window.to_seconds() < needed:
             raise ValueError(
                 f"replay_window: {window.to_seconds()} s is shorter than the delivery policy's "

@@ -35,7 +35,7 @@ from cross_account_runtime.delivery_report.sample.generator import generate
 from cross_account_runtime.delivery_report.sample.writers import write_firehose
 from local_aws.accounts import AccountCredentials
 from stacks.topology import Topology
-from stacks.topology_topics import Topic, TopicSubscription
+from stacks.topology.topics import Topic, TopicSubscription
 
 DEFAULT_RECORDS = 200_000
 DEFAULT_SEED = 20_260_101

@@ -34,7 +34,7 @@ from cross_account_runtime.nservicebus.wire_format import (
 from local_aws.accounts import AccountCredentials
 from local_aws.lambda_poller import DEFAULT_MAX_ROUNDS, LambdaPoller, PumpLimitError, PumpResult
 from stacks.topology import Endpoint, Topology
-from stacks.topology_topics import Topic
+from stacks.topology.topics import Topic
 
 DEFAULT_MAX_POLLS = 5
 POLL_WAIT_SECONDS = 1

@@ -12,16 +12,11 @@ from typing import Any
 from aws_cdk import CfnOutput, Duration, Environment, Stack
 from constructs import Construct
 
-from constructs_lib.delivery_log_bucket import DeliveryLogBucket
-from constructs_lib.delivery_log_stream import (
-    DEFAULT_DESTINATION_NAME,
-    DeliveryLogStream,
-    destination_arn,
-)
-from constructs_lib.delivery_report_job import DeliveryReportJob
+from constructs_lib import DeliveryLogBucket, DeliveryLogStream, DeliveryReportJob
+from constructs_lib.defaults import LOG_DESTINATION_NAME
+from constructs_lib.delivery_log_stream import destination_arn
 from cross_account_runtime.delivery_report.bucket_layout import bucket_name
-from stacks.topology import Account, Topology
-from stacks.topology_analytics import AnalyticsSettings
+from stacks.topology import Account, AnalyticsSettings, Topology
 
 STACK_NAME_PREFIX = "DeliveryLogs-"
 
@@ -43,7 +38,7 @@ def delivery_log_destination_arn(topology: Topology) -> str | None:
     if settings is None:
         return None
     account = topology.account(settings.account)
-    return destination_arn(account.partition, account.region, account.id, DEFAULT_DESTINATION_NAME)
+    return destination_arn(account.partition, account.region, account.id, LOG_DESTINATION_NAME)
 
 
 class DeliveryLogStack(Stack):

@@ -9,24 +9,21 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_sns as sns
 from constructs import Construct
 
-from constructs_lib.cross_account_relay import (
-    SOURCE_VISIBILITY_TIMEOUT,
+from constructs_lib import (
+    CrossAccountQueueSubscription,
     CrossAccountRelay,
+    DeliveryLoggedTopic,
+    DeliveryProtocol,
+    EndpointQueue,
+    MessagingAlarms,
     RelayDirection,
     RelayRoute,
 )
-from constructs_lib.delivery_logged_topic import (
-    CrossAccountQueueSubscription,
-    DeliveryLoggedTopic,
-    DeliveryProtocol,
-)
-from constructs_lib.endpoint_queue import EndpointQueue
-from constructs_lib.messaging_alarms import MessagingAlarms
+from constructs_lib.defaults import RELAY_SOURCE_VISIBILITY_TIMEOUT
 from constructs_lib.queue_naming import dead_letter_queue_name, ingress_queue_name
 from stacks.delivery_log_stack import delivery_log_destination_arn
 from stacks.resource_limit import ResourceLimit
-from stacks.topology import Account, Endpoint, Topology, relay_role_name
-from stacks.topology_topics import Topic
+from stacks.topology import Account, Endpoint, Topic, Topology, relay_role_name
 
 STACK_NAME_PREFIX = "Messaging-"
 
@@ -97,7 +94,7 @@ class MessagingAccountStack(Stack):
             queue_name=queue_name,
             dead_letter_queue_name=dead_letter_queue_name(queue_name),
             fifo=fifo,
-            visibility_timeout=SOURCE_VISIBILITY_TIMEOUT,
+            visibility_timeout=RELAY_SOURCE_VISIBILITY_TIMEOUT,
         )
         self.alarms.watch_endpoint_queue(construct_id, queue.queue)
         self.alarms.watch_dead_letter_queue(construct_id, queue.dead_letter_queue)

@@ -40,7 +40,7 @@ class DeliveryPolicyError(ValueError):
     """A delivery policy SNS would refuse; the message names the field and the fix."""
 
 
-class BackoffFunction(enum.Enum):
+class BackoffFunction(enum.StrEnum):
     """How delays rise through the backoff phase (``backoffFunction``)."""
 
     ARITHMETIC = "arithmetic"
@@ -49,7 +49,7 @@ class BackoffFunction(enum.Enum):
     LINEAR = "linear"
 
 
-class HeaderContentType(enum.Enum):
+class HeaderContentType(enum.StrEnum):
     """``Content-Type`` SNS sends to the endpoint (``requestPolicy.headerContentType``).
 
     SNS documents the bare media types as the allowed values; ``text/plain; charset=UTF-8`` is

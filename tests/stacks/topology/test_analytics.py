@@ -9,7 +9,7 @@ import pytest
 from constructs_lib import LogFormat
 from stacks.delivery_log_stack import delivery_log_destination_arn, log_source_accounts
 from stacks.topology import parse_topology
-from stacks.topology_analytics import AnalyticsSettings
+from stacks.topology.analytics import AnalyticsSettings
 from tests.stacks.topology.problems import problems_of
 
 

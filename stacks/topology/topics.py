@@ -13,9 +13,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from constructs_lib.defaults import SUCCESS_SAMPLE_RATE
 from constructs_lib.validation import ORGANIZATION_ID
 from cross_account_runtime.delivery_policy.policy import DeliveryPolicyError, HttpDeliveryPolicy
-from stacks.field_checker import FieldChecker
+from stacks.topology.field_checker import FieldChecker
 
 TOPIC_NAME = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
 LAMBDA_ARN = re.compile(
@@ -25,7 +26,6 @@ HTTPS_URL = re.compile(r"^https://[^/\s:@]+(:\d{1,5})?(/\S*)?$")
 SUBSCRIPTION_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9]{0,63}$")
 PROTOCOLS = ("sqs", "https", "lambda")
 MAX_FILTER_POLICY_BYTES = 256 * 1024
-DEFAULT_SUCCESS_SAMPLE_RATE = 100
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ class Topic:
     fifo: bool = False
     publishers: tuple[str, ...] = ()
     publisher_organizations: tuple[str, ...] = ()
-    success_sample_rate: int = DEFAULT_SUCCESS_SAMPLE_RATE
+    success_sample_rate: int = SUCCESS_SAMPLE_RATE
     log_all_protocols: bool = False
     subscriptions: tuple[TopicSubscription, ...] = ()
 
@@ -102,7 +102,7 @@ def parse_topics(
         account = check.reference(obj, "account", path, account_ids, "account")
         fifo = check.boolean(obj, "fifo", path, False)
         rate = check.integer(
-            obj, "successSampleRate", path, default=DEFAULT_SUCCESS_SAMPLE_RATE, low=0, high=100
+            obj, "successSampleRate", path, default=SUCCESS_SAMPLE_RATE, low=0, high=100
         )
         log_all = check.boolean(obj, "logAllProtocols", path, False)
         if name is not None and not TOPIC_NAME.match(name):

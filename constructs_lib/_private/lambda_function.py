@@ -12,8 +12,8 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
-from constructs_lib.acknowledgments import acknowledge
-from constructs_lib.lambda_packaging import LAMBDA_ARCHITECTURE, LAMBDA_RUNTIME
+from constructs_lib._private.acknowledgments import acknowledge
+from constructs_lib._private.lambda_assets import LAMBDA_ARCHITECTURE, LAMBDA_RUNTIME
 
 
 def role_with_own_logs(

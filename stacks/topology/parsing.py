@@ -1,4 +1,4 @@
-"""The declarative messaging topology: accounts, endpoints, who may send to whom.
+"""Reading a topology document: every field checked, every problem reported at once.
 
 One description drives every account's stack, the access report and the local deployment, so
 it is validated here, at the boundary, before anything is synthesized: a wrong account id or a
@@ -12,12 +12,16 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from constructs_lib.defaults import (
+    MAX_MESSAGE_AGE_RANGE_SECONDS,
+    MAX_MESSAGE_AGE_SECONDS,
+    MAX_RECEIVE_COUNT,
+    MAX_RECEIVE_COUNT_RANGE,
+)
 from constructs_lib.queue_naming import (
-    MAX_QUEUE_NAME_LENGTH,
     QueueNameError,
     dead_letter_queue_name,
     endpoint_queue_name,
@@ -25,240 +29,20 @@ from constructs_lib.queue_naming import (
     validate_queue_name,
 )
 from constructs_lib.validation import ACCOUNT_ID, ORGANIZATION_ID
-from cross_account_runtime.common.partitions import partition_of
-from stacks.field_checker import FieldChecker
-from stacks.topology_analytics import AnalyticsSettings, parse_analytics
-from stacks.topology_topics import (
-    TOPIC_NAME,
-    Topic,
-    TopicSubscription,
-    check_organization,
-    parse_topics,
+from stacks.topology.analytics import parse_analytics
+from stacks.topology.field_checker import FieldChecker
+from stacks.topology.model import (
+    Account,
+    AlarmSettings,
+    Endpoint,
+    Route,
+    Topology,
+    TopologyError,
 )
+from stacks.topology.topics import TOPIC_NAME, check_organization, parse_topics
 
 REGION = re.compile(r"^[a-z]{2}(-gov|-iso|-isob|-isof|-isoe)?-[a-z]+-\d{1,2}$")
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9._-]{0,63}$")
-DEFAULT_MAX_RECEIVE_COUNT = 5
-DEFAULT_MAX_MESSAGE_AGE_SECONDS = 900
-
-
-class TopologyError(ValueError):
-    """Every problem found in a topology, each naming the source, the field path and the rule."""
-
-    def __init__(self, source: str, problems: list[tuple[str, str]]) -> None:
-        self.source = source
-        self.problems = problems
-        lines = [f"{source}: {path}: {rule}" for path, rule in problems]
-        super().__init__(
-            f"invalid topology ({len(problems)} problem{'s' if len(problems) != 1 else ''}):\n"
-            + "\n".join(lines)
-        )
-
-
-@dataclass(frozen=True)
-class Account:
-    """An AWS account that hosts one stack of queues."""
-
-    name: str
-    id: str
-    region: str
-    organization_id: str | None = None
-
-    @property
-    def partition(self) -> str:
-        """The ARN partition, derived from the region so China and GovCloud work unchanged."""
-        return partition_of(self.region)
-
-
-@dataclass(frozen=True)
-class Endpoint:
-    """An endpoint's input queue; the error queue is one too, with every endpoint as sender."""
-
-    name: str
-    account: str
-    queue_name: str
-    dead_letter_queue_name: str
-    fifo: bool = False
-    max_receive_count: int = DEFAULT_MAX_RECEIVE_COUNT
-    is_error_queue: bool = False
-
-
-@dataclass(frozen=True)
-class Route:
-    """Permission for one endpoint (or a whole organization) to send to one endpoint."""
-
-    receiver: str
-    sender: str | None = None
-    sender_organization: str | None = None
-    relay: bool = False
-    """Through the account bridge: the sender's legacy endpoints send to a shadow queue in
-    their own account, relays stamp and substitute the ARN header across the boundary."""
-
-
-@dataclass(frozen=True)
-class AlarmSettings:
-    """How each account's stack alarms: the age that makes an endpoint look stuck, and the
-    topic (in the same account, created by the platform team) to notify, if any."""
-
-    topic_name: str | None = None
-    max_message_age_seconds: int = DEFAULT_MAX_MESSAGE_AGE_SECONDS
-
-
-@dataclass(frozen=True)
-class Topology:
-    """A validated topology. Build it with :func:`parse_topology` or :func:`load_topology`."""
-
-    accounts: tuple[Account, ...]
-    endpoints: tuple[Endpoint, ...]
-    routes: tuple[Route, ...]
-    error_queue: Endpoint
-    topics: tuple[Topic, ...] = ()
-    alarms: AlarmSettings = AlarmSettings()
-    source: str = "<topology>"
-    analytics: AnalyticsSettings | None = None
-
-    def account(self, name: str) -> Account:
-        """The account called ``name``."""
-        return next(a for a in self.accounts if a.name == name)
-
-    def endpoint(self, name: str) -> Endpoint:
-        """The endpoint (or the error queue) called ``name``."""
-        return next(e for e in self.all_queues if e.name == name)
-
-    @property
-    def all_queues(self) -> tuple[Endpoint, ...]:
-        """Every endpoint queue plus the error queue."""
-        return (*self.endpoints, self.error_queue)
-
-    def queues_in(self, account_name: str) -> tuple[Endpoint, ...]:
-        """The queues one account's stack owns."""
-        return tuple(q for q in self.all_queues if q.account == account_name)
-
-    def queue_arn(self, endpoint: Endpoint) -> str:
-        """The queue's ARN, its transport address, computed without any lookup."""
-        return self.sqs_arn(endpoint.account, endpoint.queue_name)
-
-    def sender_endpoints(self, receiver: Endpoint) -> tuple[Endpoint, ...]:
-        """Endpoints declared as senders to ``receiver``; the error queue accepts them all."""
-        if receiver.is_error_queue:
-            return self.endpoints
-        names = [
-            r.sender
-            for r in self.routes
-            if r.receiver == receiver.name and r.sender and not r.relay
-        ]
-        return tuple(self.endpoint(n) for n in dict.fromkeys(names))
-
-    @property
-    def relay_routes(self) -> tuple[Route, ...]:
-        """Routes that cross accounts through relays."""
-        return tuple(r for r in self.routes if r.relay)
-
-    def shadow_queues(self, account_name: str) -> tuple[Endpoint, ...]:
-        """Remote endpoints that get a shadow queue (named like their queue) in an account,
-        read by the account's outbound relay."""
-        names = [
-            r.receiver
-            for r in self.relay_routes
-            if r.sender and self.endpoint(r.sender).account == account_name
-        ]
-        return tuple(self.endpoint(n) for n in dict.fromkeys(names))
-
-    def ingress_endpoints(self, account_name: str) -> tuple[Endpoint, ...]:
-        """Endpoints of an account that get an ingress queue, read by its inbound relay."""
-        names = [
-            r.receiver
-            for r in self.relay_routes
-            if self.endpoint(r.receiver).account == account_name
-        ]
-        return tuple(self.endpoint(n) for n in dict.fromkeys(names))
-
-    def relay_sender_accounts(self, receiver: Endpoint) -> tuple[Account, ...]:
-        """Accounts whose outbound relay forwards to ``receiver``'s ingress queue."""
-        names = [
-            self.endpoint(r.sender).account
-            for r in self.relay_routes
-            if r.receiver == receiver.name and r.sender
-        ]
-        return tuple(self.account(n) for n in dict.fromkeys(names))
-
-    def relay_role_arn(self, account: Account, direction: str) -> str:
-        """The ARN of an account's relay role, named so other accounts can admit it by ARN."""
-        return (
-            f"arn:{account.partition}:iam::{account.id}:role/{relay_role_name(account, direction)}"
-        )
-
-    def sqs_arn(self, account_name: str, queue_name: str) -> str:
-        """The ARN of a queue of an account, computed without any lookup."""
-        account = self.account(account_name)
-        return f"arn:{account.partition}:sqs:{account.region}:{account.id}:{queue_name}"
-
-    def cross_account_senders(self, receiver: Endpoint) -> tuple[str, ...]:
-        """Account ids that need a queue-policy grant to send to ``receiver``.
-
-        Senders in the queue's own account are authorized by their IAM policies; a resource
-        policy grant for them would widen access beyond the declared intent.
-        """
-        owner = self.account(receiver.account).id
-        ids = (self.account(e.account).id for e in self.sender_endpoints(receiver))
-        return tuple(sorted({i for i in ids if i != owner}))
-
-    def owns_resources(self, account_name: str) -> bool:
-        """Whether the account has a queue or a topic, and so a stack."""
-        return bool(self.queues_in(account_name) or self.topics_in(account_name))
-
-    def topics_in(self, account_name: str) -> tuple[Topic, ...]:
-        """The topics one account's stack owns."""
-        return tuple(t for t in self.topics if t.account == account_name)
-
-    def topic_arn(self, topic: Topic) -> str:
-        """The topic's ARN, computed without any lookup."""
-        account = self.account(topic.account)
-        return f"arn:{account.partition}:sns:{account.region}:{account.id}:{topic.topic_name}"
-
-    def cross_account_publishers(self, topic: Topic) -> tuple[str, ...]:
-        """Account ids that need a topic-policy grant to publish."""
-        owner = self.account(topic.account).id
-        ids = {self.account(self.endpoint(p).account).id for p in topic.publishers}
-        return tuple(sorted(ids - {owner}))
-
-    def subscriber_accounts(self, topic: Topic) -> tuple[str, ...]:
-        """Other account ids whose queues subscribe to ``topic`` (they create the subscription)."""
-        owner = self.account(topic.account).id
-        ids = {
-            self.account(self.endpoint(s.endpoint).account).id
-            for s in topic.subscriptions
-            if s.endpoint is not None
-        }
-        return tuple(sorted(ids - {owner}))
-
-    def queue_subscriptions(
-        self, endpoint: Endpoint
-    ) -> tuple[tuple[Topic, TopicSubscription], ...]:
-        """The SQS subscriptions that deliver into ``endpoint``'s queue."""
-        return tuple(
-            (t, s) for t in self.topics for s in t.subscriptions if s.endpoint == endpoint.name
-        )
-
-    def subscription_target(self, subscription: TopicSubscription) -> str:
-        """What the subscription delivers to, as SNS names it: the queue's ARN, the URL or the
-        function's ARN."""
-        if subscription.endpoint is not None:
-            return self.queue_arn(self.endpoint(subscription.endpoint))
-        return subscription.url or subscription.function_arn or ""
-
-    def sender_organizations(self, receiver: Endpoint) -> tuple[str, ...]:
-        """Organization ids whose every principal may send to ``receiver``."""
-        return tuple(
-            sorted(
-                {
-                    r.sender_organization
-                    for r in self.routes
-                    if r.receiver == receiver.name and r.sender_organization
-                }
-            )
-        )
-
 
 _TOP_KEYS = ("accounts", "endpoints", "routes", "errorQueue", "topics", "alarms", "analytics")
 _ALARM_KEYS = ("topicName", "maxMessageAgeSeconds")
@@ -274,12 +58,6 @@ _ENDPOINT_KEYS = (
 )
 _DLQ_KEYS = ("fifo", "queueName")
 _ROUTE_KEYS = ("from", "fromOrganization", "to", "relay")
-RELAY_DIRECTIONS = ("outbound", "inbound")
-
-
-def relay_role_name(account: Account, direction: str) -> str:
-    """``messaging-relay-<direction>-<account name>``, at most 64 characters (IAM's limit)."""
-    return f"messaging-relay-{direction}-{account.name}"[:64]
 
 
 def parse_topology(data: Any, source: str = "<topology>") -> Topology:
@@ -352,9 +130,9 @@ def _parse_alarms(check: FieldChecker, raw: Any) -> AlarmSettings:
         obj,
         "maxMessageAgeSeconds",
         "topology.alarms",
-        default=DEFAULT_MAX_MESSAGE_AGE_SECONDS,
-        low=60,
-        high=1209600,
+        default=MAX_MESSAGE_AGE_SECONDS,
+        low=MAX_MESSAGE_AGE_RANGE_SECONDS[0],
+        high=MAX_MESSAGE_AGE_RANGE_SECONDS[1],
     )
     return AlarmSettings(topic_name, age)
 
@@ -420,7 +198,12 @@ def _parse_queue(
     explicit = check.string(obj, "queueName", path, required=False)
     fifo = check.boolean(obj, "fifo", path, False)
     max_receive = check.integer(
-        obj, "maxReceiveCount", path, default=DEFAULT_MAX_RECEIVE_COUNT, low=1, high=1000
+        obj,
+        "maxReceiveCount",
+        path,
+        default=MAX_RECEIVE_COUNT,
+        low=MAX_RECEIVE_COUNT_RANGE[0],
+        high=MAX_RECEIVE_COUNT_RANGE[1],
     )
     if name is not None and not NAME.match(name):
         check.fail(
@@ -645,15 +428,3 @@ def load_topology(path: str | Path) -> Topology:
     if isinstance(data, Mapping) and set(data) == {"topology"}:
         data = data["topology"]
     return parse_topology(data, source)
-
-
-__all__ = [
-    "MAX_QUEUE_NAME_LENGTH",
-    "Account",
-    "Endpoint",
-    "Route",
-    "Topology",
-    "TopologyError",
-    "load_topology",
-    "parse_topology",
-]

@@ -12,15 +12,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from constructs_lib.delivery_log_bucket import (
-    DEFAULT_INFREQUENT_ACCESS_AFTER_DAYS,
-    DEFAULT_RETENTION_DAYS,
+from constructs_lib.defaults import (
+    LOG_BUCKET_INFREQUENT_ACCESS_AFTER_DAYS,
+    LOG_BUCKET_RETENTION_DAYS,
     MAX_RETENTION_DAYS,
     MIN_INFREQUENT_ACCESS_AFTER_DAYS,
+    REPORT_SCHEDULE,
 )
 from constructs_lib.delivery_log_stream import LogFormat
-from constructs_lib.delivery_report_job import DEFAULT_SCHEDULE
-from stacks.field_checker import FieldChecker
+from stacks.topology.field_checker import FieldChecker
 
 SCHEDULE_EXPRESSION = re.compile(r"^(cron\((\S+ ){5}\S+\)|rate\(\d+ (minute|hour|day)s?\))$")
 _ANALYTICS_KEYS = (
@@ -38,9 +38,9 @@ class AnalyticsSettings:
 
     account: str
     log_format: LogFormat = LogFormat.ENVELOPES
-    retention_days: int = DEFAULT_RETENTION_DAYS
-    infrequent_access_after_days: int = DEFAULT_INFREQUENT_ACCESS_AFTER_DAYS
-    schedule_expression: str = DEFAULT_SCHEDULE
+    retention_days: int = LOG_BUCKET_RETENTION_DAYS
+    infrequent_access_after_days: int = LOG_BUCKET_INFREQUENT_ACCESS_AFTER_DAYS
+    schedule_expression: str = REPORT_SCHEDULE
 
 
 def parse_analytics(
@@ -72,13 +72,18 @@ def parse_analytics(
         else:
             check.fail(f"{path}.logFormat", f"must be one of {', '.join(choices)}")
     retention = check.integer(
-        obj, "retentionDays", path, default=DEFAULT_RETENTION_DAYS, low=2, high=MAX_RETENTION_DAYS
+        obj,
+        "retentionDays",
+        path,
+        default=LOG_BUCKET_RETENTION_DAYS,
+        low=2,
+        high=MAX_RETENTION_DAYS,
     )
     infrequent = check.integer(
         obj,
         "infrequentAccessAfterDays",
         path,
-        default=DEFAULT_INFREQUENT_ACCESS_AFTER_DAYS,
+        default=LOG_BUCKET_INFREQUENT_ACCESS_AFTER_DAYS,
         low=MIN_INFREQUENT_ACCESS_AFTER_DAYS,
         high=MAX_RETENTION_DAYS,
     )
@@ -88,12 +93,12 @@ def parse_analytics(
             f"must be less than retentionDays ({retention}); S3 moves objects to Standard-IA "
             f"no sooner than {MIN_INFREQUENT_ACCESS_AFTER_DAYS} days after creation",
         )
-    schedule = check.string(obj, "scheduleExpression", path, required=False) or DEFAULT_SCHEDULE
+    schedule = check.string(obj, "scheduleExpression", path, required=False) or REPORT_SCHEDULE
     if not SCHEDULE_EXPRESSION.match(schedule):
         check.fail(
             f"{path}.scheduleExpression",
             "must be an EventBridge Scheduler cron(...) with 6 fields or rate(<n> <unit>), "
-            f"e.g. {DEFAULT_SCHEDULE}",
+            f"e.g. {REPORT_SCHEDULE}",
         )
     if account is None:
         return None

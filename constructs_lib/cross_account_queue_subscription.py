@@ -1,0 +1,79 @@
+"""``CrossAccountQueueSubscription``: the queue owner's half of an SQS subscription to a topic
+in another account."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from aws_cdk import Token
+from aws_cdk import aws_sns as sns
+from aws_cdk import aws_sns_subscriptions as subscriptions
+from constructs import Construct
+
+from constructs_lib._private.subscriptions import (
+    set_filter_policy,
+    subscription_dead_letter_queue,
+)
+from constructs_lib.endpoint_queue import IEndpointQueue
+from constructs_lib.queue_naming import subscription_dead_letter_queue_name
+
+
+class CrossAccountQueueSubscription(Construct):
+    """The subscriber account's half of an SQS subscription to a topic in another account.
+
+    The queue owner creates the subscription (so SNS confirms it at once), admits SNS for that
+    topic only in the queue policy, lets SNS use the queue's key for that topic, and owns the
+    subscription's DLQ. The topic's account grants ``sns:Subscribe`` to this account (see
+    :meth:`DeliveryLoggedTopic.add_subscriber_accounts`). For a queue imported with
+    :meth:`EndpointQueue.from_queue_arn` the queue's and key's policies belong to their owner,
+    who must admit SNS for the topic there.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        topic_arn: str,
+        subscription_name: str,
+        queue: IEndpointQueue,
+        raw_message_delivery: bool = True,
+        filter_policy: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Subscribe ``queue`` to the topic ``topic_arn``.
+
+        :param topic_arn: the topic's ARN as a string (computed, never an export: exports
+            cannot cross accounts).
+        :param subscription_name: names the subscription's DLQ,
+            ``<topic>-<subscription_name>-dlq``.
+        :param queue: the subscribed endpoint queue; its key encrypts the DLQ too.
+        :param raw_message_delivery: deliver the message as published, without SNS's JSON
+            envelope (what NServiceBus endpoints read). Default: True.
+        :param filter_policy: an SNS filter policy, as SNS's JSON syntax writes it.
+            Default: none (every message).
+        """
+        super().__init__(scope, construct_id)
+        if Token.is_unresolved(topic_arn):
+            raise ValueError(
+                "topic_arn: give the topic's ARN as a string (compute it from the topology); "
+                "a token from another stack would need a CloudFormation export"
+            )
+        topic = sns.Topic.from_topic_arn(self, "Topic", topic_arn)
+        self.dead_letter_queue = subscription_dead_letter_queue(
+            self,
+            "DeadLetterQueue",
+            queue_name=subscription_dead_letter_queue_name(
+                topic_arn.rsplit(":", 1)[1], subscription_name
+            ),
+            key=queue.encryption_key,
+            fifo=queue.fifo,
+        )
+        self.subscription = topic.add_subscription(
+            subscriptions.SqsSubscription(
+                queue.queue,
+                raw_message_delivery=raw_message_delivery,
+                dead_letter_queue=self.dead_letter_queue,
+            )
+        )
+        set_filter_policy(self.subscription, filter_policy)

@@ -1,0 +1,92 @@
+"""Every default of the constructs, once, beside its reason (as AWS Solutions Constructs keep
+theirs in ``sqs-defaults.ts``), and the service bounds the props are checked against.
+
+The constructs take these as their keyword defaults and the topology (``stacks/topology``)
+imports them, so changing a default here changes it for a construct used directly and for
+every stack the topology builds alike.
+"""
+
+from __future__ import annotations
+
+from aws_cdk import Duration, Size
+from aws_cdk import aws_logs as logs
+
+# Endpoint queues ---------------------------------------------------------------------------
+
+MAX_RECEIVE_COUNT = 5
+"""Receives before SQS moves a message to the endpoint queue's dead-letter queue."""
+MAX_RECEIVE_COUNT_RANGE = (1, 1000)
+"""What SQS accepts for ``maxReceiveCount``."""
+QUEUE_RETENTION = Duration.days(4)
+"""NServiceBus's default time to be received, written out so no reader has to know SQS's
+default (also 4 days)."""
+DEAD_LETTER_RETENTION = Duration.days(14)
+"""Dead-letter queues (of endpoints and of SNS subscriptions) keep messages as long as SQS
+allows, so that an operator has time to redrive them."""
+
+# Alarms ------------------------------------------------------------------------------------
+
+MAX_MESSAGE_AGE_SECONDS = 900
+"""The age of an endpoint queue's oldest message above which the endpoint is considered stuck
+(15 minutes)."""
+MAX_MESSAGE_AGE = Duration.seconds(MAX_MESSAGE_AGE_SECONDS)
+MAX_MESSAGE_AGE_RANGE_SECONDS = (60, 1_209_600)
+"""From a minute (one metric period's worth of noise) to SQS's longest retention."""
+ALARM_EVALUATION_PERIOD = Duration.minutes(5)
+"""The alarms' metric period: one alarm evaluation every five minutes."""
+
+# Topics ------------------------------------------------------------------------------------
+
+SUCCESS_SAMPLE_RATE = 100
+"""Percentage of successful deliveries logged: all, so the delivery report sees every
+retry that finally succeeded; failures are always logged."""
+LOG_RETENTION = logs.RetentionDays.THREE_MONTHS
+"""Of every log group the constructs create (delivery status, functions, Firehose errors,
+the Spark job), which would otherwise keep logs forever; the analytics bucket keeps the
+delivery logs for longer."""
+
+# The account bridge (relays) ---------------------------------------------------------------
+
+RELAY_BATCH_SIZE = 10
+"""Messages per relay invocation: the most an SQS event source gives a FIFO queue."""
+RELAY_BATCH_SIZE_RANGE = (1, 10)
+RELAY_TIMEOUT = Duration.seconds(60)
+"""A relay sends at most ten messages, each with short SQS timeouts and retries."""
+RELAY_SOURCE_VISIBILITY_TIMEOUT = Duration.seconds(6 * RELAY_TIMEOUT.to_seconds())
+"""Lambda's advice for SQS event sources: six times the function timeout, so a message being
+retried inside one invocation does not become visible to another."""
+
+# The SNS HTTPS endpoint --------------------------------------------------------------------
+
+SNS_ENDPOINT_MEMORY_MB = 512
+"""Memory also buys CPU, which signature checks spend."""
+
+# Delivery-log analytics --------------------------------------------------------------------
+
+LOG_BUCKET_RETENTION_DAYS = 400
+"""How long raw delivery logs (and Firehose's error output) are kept; reports twice as long."""
+LOG_BUCKET_RETENTION = Duration.days(LOG_BUCKET_RETENTION_DAYS)
+LOG_BUCKET_INFREQUENT_ACCESS_AFTER_DAYS = 30
+"""Logs are read by the next day's report, then rarely: Standard-IA as soon as S3 allows."""
+LOG_BUCKET_INFREQUENT_ACCESS_AFTER = Duration.days(LOG_BUCKET_INFREQUENT_ACCESS_AFTER_DAYS)
+MIN_INFREQUENT_ACCESS_AFTER_DAYS = 30
+"""S3 moves objects to Standard-IA no sooner than 30 days after their creation."""
+MAX_RETENTION_DAYS = 36_500
+"""A hundred years: longer is surely a mistake."""
+LOG_DESTINATION_NAME = "messaging-delivery-logs"
+"""The CloudWatch Logs destination every account's topics stream to."""
+FIREHOSE_BUFFERING_INTERVAL = Duration.minutes(5)
+FIREHOSE_BUFFERING_SIZE = Size.mebibytes(64)
+"""Up to five minutes or 64 MiB per object: few, large objects for Spark to read."""
+REPORT_SCHEDULE = "cron(30 0 * * ? *)"
+"""Half past midnight UTC: the previous day's last Firehose buffer (at most 15 minutes) has
+landed by then."""
+REPORT_APPLICATION_NAME = "delivery-report"
+REPORT_RELEASE_LABEL = "emr-spark-8.0.0"
+"""AWS runtime for Apache Spark 8.0.0: Spark 4.0 (the job is written for Spark 4)."""
+REPORT_MAX_VCPUS = 16
+"""The application's cap (with 4 GB per vCPU), not a reservation: EMR Serverless bills only
+what a run uses."""
+REPORT_MAX_VCPUS_RANGE = (4, 400)
+REPORT_IDLE_TIMEOUT = Duration.minutes(15)
+"""How long the application stays warm after a run: a rerun soon after reuses it."""

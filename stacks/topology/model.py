@@ -1,0 +1,238 @@
+"""The validated topology: accounts, endpoints, who may send to whom, topics, analytics.
+
+Everything the stacks, the access report and the local deployment need to know is derived here
+from the one document (queue and topic ARNs, who needs a policy grant, which relay reads which
+queue), computed without any lookup, so every account's stack agrees with every other's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from constructs_lib.defaults import MAX_MESSAGE_AGE_SECONDS, MAX_RECEIVE_COUNT
+from cross_account_runtime.common.partitions import partition_of
+from stacks.topology.analytics import AnalyticsSettings
+from stacks.topology.topics import Topic, TopicSubscription
+
+
+class TopologyError(ValueError):
+    """Every problem found in a topology, each naming the source, the field path and the rule."""
+
+    def __init__(self, source: str, problems: list[tuple[str, str]]) -> None:
+        self.source = source
+        self.problems = problems
+        lines = [f"{source}: {path}: {rule}" for path, rule in problems]
+        super().__init__(
+            f"invalid topology ({len(problems)} problem{'s' if len(problems) != 1 else ''}):\n"
+            + "\n".join(lines)
+        )
+
+
+@dataclass(frozen=True)
+class Account:
+    """An AWS account that hosts one stack of queues."""
+
+    name: str
+    id: str
+    region: str
+    organization_id: str | None = None
+
+    @property
+    def partition(self) -> str:
+        """The ARN partition, derived from the region so China and GovCloud work unchanged."""
+        return partition_of(self.region)
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """An endpoint's input queue; the error queue is one too, with every endpoint as sender."""
+
+    name: str
+    account: str
+    queue_name: str
+    dead_letter_queue_name: str
+    fifo: bool = False
+    max_receive_count: int = MAX_RECEIVE_COUNT
+    is_error_queue: bool = False
+
+
+@dataclass(frozen=True)
+class Route:
+    """Permission for one endpoint (or a whole organization) to send to one endpoint."""
+
+    receiver: str
+    sender: str | None = None
+    sender_organization: str | None = None
+    relay: bool = False
+    """Through the account bridge: the sender's legacy endpoints send to a shadow queue in
+    their own account, relays stamp and substitute the ARN header across the boundary."""
+
+
+@dataclass(frozen=True)
+class AlarmSettings:
+    """How each account's stack alarms: the age that makes an endpoint look stuck, and the
+    topic (in the same account, created by the platform team) to notify, if any."""
+
+    topic_name: str | None = None
+    max_message_age_seconds: int = MAX_MESSAGE_AGE_SECONDS
+
+
+@dataclass(frozen=True)
+class Topology:
+    """A validated topology. Build it with :func:`parse_topology` or :func:`load_topology`."""
+
+    accounts: tuple[Account, ...]
+    endpoints: tuple[Endpoint, ...]
+    routes: tuple[Route, ...]
+    error_queue: Endpoint
+    topics: tuple[Topic, ...] = ()
+    alarms: AlarmSettings = AlarmSettings()
+    source: str = "<topology>"
+    analytics: AnalyticsSettings | None = None
+
+    def account(self, name: str) -> Account:
+        """The account called ``name``."""
+        return next(a for a in self.accounts if a.name == name)
+
+    def endpoint(self, name: str) -> Endpoint:
+        """The endpoint (or the error queue) called ``name``."""
+        return next(e for e in self.all_queues if e.name == name)
+
+    @property
+    def all_queues(self) -> tuple[Endpoint, ...]:
+        """Every endpoint queue plus the error queue."""
+        return (*self.endpoints, self.error_queue)
+
+    def queues_in(self, account_name: str) -> tuple[Endpoint, ...]:
+        """The queues one account's stack owns."""
+        return tuple(q for q in self.all_queues if q.account == account_name)
+
+    def queue_arn(self, endpoint: Endpoint) -> str:
+        """The queue's ARN, its transport address, computed without any lookup."""
+        return self.sqs_arn(endpoint.account, endpoint.queue_name)
+
+    def sender_endpoints(self, receiver: Endpoint) -> tuple[Endpoint, ...]:
+        """Endpoints declared as senders to ``receiver``; the error queue accepts them all."""
+        if receiver.is_error_queue:
+            return self.endpoints
+        names = [
+            r.sender
+            for r in self.routes
+            if r.receiver == receiver.name and r.sender and not r.relay
+        ]
+        return tuple(self.endpoint(n) for n in dict.fromkeys(names))
+
+    @property
+    def relay_routes(self) -> tuple[Route, ...]:
+        """Routes that cross accounts through relays."""
+        return tuple(r for r in self.routes if r.relay)
+
+    def shadow_queues(self, account_name: str) -> tuple[Endpoint, ...]:
+        """Remote endpoints that get a shadow queue (named like their queue) in an account,
+        read by the account's outbound relay."""
+        names = [
+            r.receiver
+            for r in self.relay_routes
+            if r.sender and self.endpoint(r.sender).account == account_name
+        ]
+        return tuple(self.endpoint(n) for n in dict.fromkeys(names))
+
+    def ingress_endpoints(self, account_name: str) -> tuple[Endpoint, ...]:
+        """Endpoints of an account that get an ingress queue, read by its inbound relay."""
+        names = [
+            r.receiver
+            for r in self.relay_routes
+            if self.endpoint(r.receiver).account == account_name
+        ]
+        return tuple(self.endpoint(n) for n in dict.fromkeys(names))
+
+    def relay_sender_accounts(self, receiver: Endpoint) -> tuple[Account, ...]:
+        """Accounts whose outbound relay forwards to ``receiver``'s ingress queue."""
+        names = [
+            self.endpoint(r.sender).account
+            for r in self.relay_routes
+            if r.receiver == receiver.name and r.sender
+        ]
+        return tuple(self.account(n) for n in dict.fromkeys(names))
+
+    def relay_role_arn(self, account: Account, direction: str) -> str:
+        """The ARN of an account's relay role, named so other accounts can admit it by ARN."""
+        return (
+            f"arn:{account.partition}:iam::{account.id}:role/{relay_role_name(account, direction)}"
+        )
+
+    def sqs_arn(self, account_name: str, queue_name: str) -> str:
+        """The ARN of a queue of an account, computed without any lookup."""
+        account = self.account(account_name)
+        return f"arn:{account.partition}:sqs:{account.region}:{account.id}:{queue_name}"
+
+    def cross_account_senders(self, receiver: Endpoint) -> tuple[str, ...]:
+        """Account ids that need a queue-policy grant to send to ``receiver``.
+
+        Senders in the queue's own account are authorized by their IAM policies; a resource
+        policy grant for them would widen access beyond the declared intent.
+        """
+        owner = self.account(receiver.account).id
+        ids = (self.account(e.account).id for e in self.sender_endpoints(receiver))
+        return tuple(sorted({i for i in ids if i != owner}))
+
+    def owns_resources(self, account_name: str) -> bool:
+        """Whether the account has a queue or a topic, and so a stack."""
+        return bool(self.queues_in(account_name) or self.topics_in(account_name))
+
+    def topics_in(self, account_name: str) -> tuple[Topic, ...]:
+        """The topics one account's stack owns."""
+        return tuple(t for t in self.topics if t.account == account_name)
+
+    def topic_arn(self, topic: Topic) -> str:
+        """The topic's ARN, computed without any lookup."""
+        account = self.account(topic.account)
+        return f"arn:{account.partition}:sns:{account.region}:{account.id}:{topic.topic_name}"
+
+    def cross_account_publishers(self, topic: Topic) -> tuple[str, ...]:
+        """Account ids that need a topic-policy grant to publish."""
+        owner = self.account(topic.account).id
+        ids = {self.account(self.endpoint(p).account).id for p in topic.publishers}
+        return tuple(sorted(ids - {owner}))
+
+    def subscriber_accounts(self, topic: Topic) -> tuple[str, ...]:
+        """Other account ids whose queues subscribe to ``topic`` (they create the subscription)."""
+        owner = self.account(topic.account).id
+        ids = {
+            self.account(self.endpoint(s.endpoint).account).id
+            for s in topic.subscriptions
+            if s.endpoint is not None
+        }
+        return tuple(sorted(ids - {owner}))
+
+    def queue_subscriptions(
+        self, endpoint: Endpoint
+    ) -> tuple[tuple[Topic, TopicSubscription], ...]:
+        """The SQS subscriptions that deliver into ``endpoint``'s queue."""
+        return tuple(
+            (t, s) for t in self.topics for s in t.subscriptions if s.endpoint == endpoint.name
+        )
+
+    def subscription_target(self, subscription: TopicSubscription) -> str:
+        """What the subscription delivers to, as SNS names it: the queue's ARN, the URL or the
+        function's ARN."""
+        if subscription.endpoint is not None:
+            return self.queue_arn(self.endpoint(subscription.endpoint))
+        return subscription.url or subscription.function_arn or ""
+
+    def sender_organizations(self, receiver: Endpoint) -> tuple[str, ...]:
+        """Organization ids whose every principal may send to ``receiver``."""
+        return tuple(
+            sorted(
+                {
+                    r.sender_organization
+                    for r in self.routes
+                    if r.receiver == receiver.name and r.sender_organization
+                }
+            )
+        )
+
+
+def relay_role_name(account: Account, direction: str) -> str:
+    """``messaging-relay-<direction>-<account name>``, at most 64 characters (IAM's limit)."""
+    return f"messaging-relay-{direction}-{account.name}"[:64]

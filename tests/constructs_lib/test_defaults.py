@@ -1,0 +1,87 @@
+"""Every default has one home, :mod:`constructs_lib.defaults`: the constructs take their
+keyword defaults from it and the topology reads the same values, so changing one there changes
+a construct used directly and every stack the topology builds alike."""
+
+from __future__ import annotations
+
+import enum
+import inspect
+from typing import Any
+
+import pytest
+from aws_cdk import Duration, Size
+from aws_cdk import aws_logs as logs
+from constructs import Construct
+
+import constructs_lib
+from constructs_lib import defaults
+from stacks.topology import AlarmSettings, parse_topology
+
+DEFAULT_VALUES = [value for name, value in vars(defaults).items() if name.isupper()]
+
+
+def is_a_setting(value: object) -> bool:
+    """A value someone may want to tune: a number, a name or a time, not a flag, a choice
+    among an enum's members, or nothing."""
+    if isinstance(value, bool | enum.Enum) or value is None or value == "":
+        return False
+    return isinstance(value, int | float | str | Duration | Size | logs.RetentionDays)
+
+
+def construct_defaults() -> list[tuple[str, Any]]:
+    found = []
+    for name in constructs_lib.__all__:
+        value = getattr(constructs_lib, name)
+        if inspect.isclass(value) and issubclass(value, Construct):
+            for parameter in inspect.signature(value.__init__).parameters.values():
+                if is_a_setting(parameter.default):
+                    found.append((f"{name}.{parameter.name}", parameter.default))
+    return found
+
+
+@pytest.mark.parametrize(("where", "value"), construct_defaults())
+def test_every_construct_default_comes_from_the_defaults_module(where: str, value: Any) -> None:
+    assert any(value is known for known in DEFAULT_VALUES), f"{where} = {value!r}"
+
+
+def test_the_topology_reads_the_same_defaults(example_document: dict[str, Any]) -> None:
+    topology = parse_topology(example_document)
+    assert {e.max_receive_count for e in topology.all_queues} == {defaults.MAX_RECEIVE_COUNT}
+    assert topology.alarms == AlarmSettings(
+        max_message_age_seconds=defaults.MAX_MESSAGE_AGE_SECONDS
+    )
+    assert {t.success_sample_rate for t in topology.topics} == {defaults.SUCCESS_SAMPLE_RATE}
+    assert topology.analytics is not None
+    assert topology.analytics.retention_days == defaults.LOG_BUCKET_RETENTION_DAYS
+    assert (
+        topology.analytics.infrequent_access_after_days
+        == defaults.LOG_BUCKET_INFREQUENT_ACCESS_AFTER_DAYS
+    )
+    assert topology.analytics.schedule_expression == defaults.REPORT_SCHEDULE
+
+
+def test_derived_defaults_follow_what_they_derive_from() -> None:
+    assert defaults.MAX_MESSAGE_AGE.to_seconds() == defaults.MAX_MESSAGE_AGE_SECONDS
+    assert defaults.LOG_BUCKET_RETENTION.to_days() == defaults.LOG_BUCKET_RETENTION_DAYS
+    assert (
+        defaults.RELAY_SOURCE_VISIBILITY_TIMEOUT.to_seconds()
+        == 6 * defaults.RELAY_TIMEOUT.to_seconds()
+    )
+
+
+def test_every_log_group_keeps_the_one_default_retention() -> None:
+    retentions = {
+        name: inspect.signature(getattr(constructs_lib, name).__init__)
+        .parameters["log_retention"]
+        .default
+        for name in constructs_lib.__all__
+        if inspect.isclass(getattr(constructs_lib, name))
+        and "log_retention" in inspect.signature(getattr(constructs_lib, name).__init__).parameters
+    }
+    assert set(retentions) == {
+        "CrossAccountRelay",
+        "DeliveryLoggedTopic",
+        "DeliveryReportJob",
+        "SnsHttpsEndpoint",
+    }
+    assert all(value is defaults.LOG_RETENTION for value in retentions.values())
