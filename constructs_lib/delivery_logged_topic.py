@@ -106,8 +106,70 @@ class IDeliveryLoggedTopic(Protocol):
         ...
 
 
-class DeliveryLoggedTopic(Construct):
+class _TopicBase(Construct):
+    """What a created and an imported topic share: HTTPS subscriptions with their own DLQs
+    (as aws-cdk-lib's ``TopicBase`` serves ``Topic`` and ``Topic.fromTopicArn``)."""
+
+    topic: sns.ITopic
+    topic_name: str
+    fifo: bool
+    encryption_key: kms.IKey | None
+
+    def add_url_subscription(
+        self,
+        subscription_id: str,
+        url: str,
+        *,
+        delivery_policy: HttpDeliveryPolicy | None = None,
+        raw_message_delivery: bool = False,
+        filter_policy: Mapping[str, Any] | None = None,
+        dead_letter_queue: sqs.IQueue | None = None,
+    ) -> tuple[sns.Subscription, sqs.IQueue]:
+        """Subscribe an HTTPS endpoint; returns the subscription and its DLQ. Plain ``http://``
+        is refused: the message would cross the internet in clear.
+
+        :param delivery_policy: the subscription's retry policy, validated against SNS's
+            limits. Default: SNS's default policy.
+        :param raw_message_delivery: post the message as published, without SNS's JSON
+            envelope (and so without its signature). Default: False.
+        :param filter_policy: an SNS filter policy, as SNS's JSON syntax writes it.
+            Default: none (every message).
+        :param dead_letter_queue: the subscription's DLQ. Default: a new one,
+            ``<topic>-<subscription_id>-dlq``, encrypted with the topic's key.
+        """
+        subscription, dlq = url_subscription(
+            self,
+            subscription_id,
+            self.topic,
+            url,
+            fifo=self.fifo,
+            delivery_policy=delivery_policy,
+            raw_message_delivery=raw_message_delivery,
+            filter_policy=filter_policy,
+            dead_letter_queue=lambda: dead_letter_queue or self._dead_letter_queue(subscription_id),
+        )
+        self._subscribed(DeliveryProtocol.HTTP)
+        return subscription, dlq
+
+    def _dead_letter_queue(self, subscription_id: str) -> sqs.Queue:
+        """A DLQ for one subscription, encrypted with the topic's key."""
+        return subscription_dead_letter_queue(
+            self,
+            f"{subscription_id}DeadLetterQueue",
+            queue_name=subscription_dead_letter_queue_name(self.topic_name, subscription_id),
+            key=self.encryption_key,
+            fifo=self.fifo,
+        )
+
+    def _subscribed(self, protocol: DeliveryProtocol) -> None:
+        """Called once a subscription of ``protocol`` exists; an imported topic's delivery
+        logging is its owner's to turn on."""
+
+
+class DeliveryLoggedTopic(_TopicBase):
     """An SNS topic with delivery-status logging, subscription DLQs and least-privilege policies."""
+
+    topic: sns.Topic
 
     def __init__(
         self,
@@ -284,6 +346,10 @@ class DeliveryLoggedTopic(Construct):
         """The protocols whose deliveries are logged."""
         return tuple(self._logged)
 
+    def _subscribed(self, protocol: DeliveryProtocol) -> None:
+        """A protocol with a subscriber is always logged."""
+        self.log_deliveries(protocol)
+
     def log_deliveries(self, protocol: DeliveryProtocol) -> None:
         """Turn on delivery-status logging for a protocol (once)."""
         if protocol in self._logged:
@@ -418,16 +484,6 @@ class DeliveryLoggedTopic(Construct):
         """Other accounts granted subscribe (SQS only)."""
         return tuple(self._subscribers)
 
-    def _dead_letter_queue(self, subscription_id: str) -> sqs.Queue:
-        """A DLQ for one subscription, encrypted with the topic's key."""
-        return subscription_dead_letter_queue(
-            self,
-            f"{subscription_id}DeadLetterQueue",
-            queue_name=subscription_dead_letter_queue_name(self.topic_name, subscription_id),
-            key=self.encryption_key,
-            fifo=self.fifo,
-        )
-
     def add_queue_subscription(
         self,
         subscription_id: str,
@@ -484,48 +540,12 @@ class DeliveryLoggedTopic(Construct):
         self.log_deliveries(DeliveryProtocol.LAMBDA)
         return dlq
 
-    def add_url_subscription(
-        self,
-        subscription_id: str,
-        url: str,
-        *,
-        delivery_policy: HttpDeliveryPolicy | None = None,
-        raw_message_delivery: bool = False,
-        filter_policy: Mapping[str, Any] | None = None,
-        dead_letter_queue: sqs.IQueue | None = None,
-    ) -> tuple[sns.Subscription, sqs.IQueue]:
-        """Subscribe an HTTPS endpoint; returns the subscription and its DLQ. Plain ``http://``
-        is refused: the message would cross the internet in clear.
-
-        :param delivery_policy: the subscription's retry policy, validated against SNS's
-            limits. Default: SNS's default policy.
-        :param raw_message_delivery: post the message as published, without SNS's JSON
-            envelope (and so without its signature). Default: False.
-        :param filter_policy: an SNS filter policy, as SNS's JSON syntax writes it.
-            Default: none (every message).
-        :param dead_letter_queue: the subscription's DLQ. Default: a new one,
-            ``<topic>-<subscription_id>-dlq``, encrypted with the topic's key.
-        """
-        subscription, dlq = url_subscription(
-            self,
-            subscription_id,
-            self.topic,
-            url,
-            fifo=self.fifo,
-            delivery_policy=delivery_policy,
-            raw_message_delivery=raw_message_delivery,
-            filter_policy=filter_policy,
-            dead_letter_queue=lambda: dead_letter_queue or self._dead_letter_queue(subscription_id),
-        )
-        self.log_deliveries(DeliveryProtocol.HTTP)
-        return subscription, dlq
-
     def grant_publish(self, grantee: iam.IGrantable) -> iam.Grant:
         """Grant an identity of this account permission to publish (and to use the key)."""
         return self.topic.grant_publish(grantee)
 
 
-class _ImportedTopic(Construct):
+class _ImportedTopic(_TopicBase):
     """An existing topic behind the :class:`IDeliveryLoggedTopic` protocol."""
 
     def __init__(
@@ -548,39 +568,4 @@ class _ImportedTopic(Construct):
         self.topic = sns.Topic.from_topic_arn(self, "Topic", topic_arn)
         self.encryption_key: kms.IKey | None = (
             kms.Key.from_key_arn(self, "Key", encryption_key_arn) if encryption_key_arn else None
-        )
-
-    def add_url_subscription(
-        self,
-        subscription_id: str,
-        url: str,
-        *,
-        delivery_policy: HttpDeliveryPolicy | None = None,
-        raw_message_delivery: bool = False,
-        filter_policy: Mapping[str, Any] | None = None,
-        dead_letter_queue: sqs.IQueue | None = None,
-    ) -> tuple[sns.Subscription, sqs.IQueue]:
-        """Subscribe an HTTPS endpoint as :meth:`DeliveryLoggedTopic.add_url_subscription`
-        does; the topic's owner logs its deliveries."""
-        return url_subscription(
-            self,
-            subscription_id,
-            self.topic,
-            url,
-            fifo=self.fifo,
-            delivery_policy=delivery_policy,
-            raw_message_delivery=raw_message_delivery,
-            filter_policy=filter_policy,
-            dead_letter_queue=lambda: (
-                dead_letter_queue
-                or subscription_dead_letter_queue(
-                    self,
-                    f"{subscription_id}DeadLetterQueue",
-                    queue_name=subscription_dead_letter_queue_name(
-                        self.topic_name, subscription_id
-                    ),
-                    key=self.encryption_key,
-                    fifo=self.fifo,
-                )
-            ),
         )
