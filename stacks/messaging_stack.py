@@ -23,8 +23,8 @@ from constructs_lib.delivery_logged_topic import (
 from constructs_lib.endpoint_queue import EndpointQueue
 from constructs_lib.messaging_alarms import MessagingAlarms
 from constructs_lib.queue_naming import dead_letter_queue_name, ingress_queue_name
+from stacks.checks.resource_limit import ResourceLimit
 from stacks.delivery_log_stack import delivery_log_destination_arn
-from stacks.resource_limit import ResourceLimit
 from stacks.topology import Account, Endpoint, Topology, relay_role_name
 from stacks.topology_topics import Topic
 

@@ -1,4 +1,5 @@
-"""The example app passes every gate, and the gates do catch what they are for."""
+"""The app: a stack per account with its outputs and no exports, app.py on a good and a bad
+topology, the alarms; and the access report of the example."""
 
 from __future__ import annotations
 
@@ -10,12 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aws_cdk import Stack
-from aws_cdk import aws_sqs as sqs
 
-from stacks import access_report, gates
+from stacks import access_report
 from stacks.app_builder import build_app, topology_from_context
-from stacks.resource_limit import CLOUDFORMATION_RESOURCE_LIMIT
+from stacks.checks import gates
 from stacks.topology import parse_topology
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,37 +36,6 @@ def test_one_messaging_stack_per_account_and_the_analytics_stack_in_ops(
         "Messaging-Ops": "aws://333333333333/us-east-1",
         "DeliveryLogs-Ops": "aws://333333333333/us-east-1",
     }
-
-
-def test_cdk_nag_reports_no_unacknowledged_finding(example_assembly: Path) -> None:
-    report = json.loads((example_assembly / "validation-report.json").read_text())
-    assert [r for r in report["pluginReports"] if r.get("violations")] == []
-
-
-def test_cdk_nag_fails_the_synth_of_an_insecure_queue(tmp_path: Path) -> None:
-    app = build_app(
-        parse_topology(json.loads((ROOT / "cdk.json").read_text())["context"]["topology"]),
-        outdir=str(tmp_path),
-    )
-    sqs.Queue(Stack(app, "Insecure"), "NoDlqNoTls")
-    with pytest.raises(RuntimeError, match="AwsSolutions-SQS4"):
-        app.synth()
-    report = (tmp_path / "validation-report.json").read_text()
-    assert "AwsSolutions-SQS3" in report
-    assert "AwsSolutions-SQS4" in report
-
-
-def test_cfn_lint_finds_nothing(example_assembly: Path) -> None:
-    assert gates.cfn_lint(example_assembly) == []
-
-
-def test_cfn_lint_gate_reports_findings(tmp_path: Path) -> None:
-    bad = {
-        "Resources": {"Q": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": 7, "Bogus": 1}}}
-    }
-    (tmp_path / "Bad.template.json").write_text(json.dumps(bad))
-    with pytest.raises(gates.GateError, match="E3002"):
-        gates.require_clean_cfn_lint(tmp_path)
 
 
 def test_templates_use_no_cloudformation_exports(example_assembly: Path) -> None:
@@ -165,19 +133,6 @@ def test_the_access_report_cli_writes_json_and_markdown(
     assert code == 0
     assert json.loads((tmp_path / "a.json").read_text())["queues"]
     assert "| send | account `111111111111` |" in (tmp_path / "a.md").read_text()
-
-
-def test_a_stack_over_the_resource_limit_fails_at_synth(
-    tmp_path: Path, document: dict[str, Any]
-) -> None:
-    per_endpoint = 5
-    count = CLOUDFORMATION_RESOURCE_LIMIT // per_endpoint + 1
-    document["endpoints"] += [{"name": f"E{i}", "account": "Billing"} for i in range(count)]
-    app = build_app(parse_topology(document), outdir=str(tmp_path), nag=False)
-    with pytest.raises(
-        RuntimeError, match=r"Messaging-Billing has \d+ resources; CloudFormation allows 500"
-    ):
-        app.synth()
 
 
 def test_app_py_stops_on_a_bad_topology_before_synth(
