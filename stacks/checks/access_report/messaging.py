@@ -1,0 +1,181 @@
+"""The messaging part of the report: every queue and topic with who may send, receive, publish
+and subscribe and who may use its key, every subscription (topic to endpoint), and every relay
+hop (queue to queue across accounts).
+
+Local AWS (moto) neither stores queue policies nor enforces them, so who may send to and
+receive from each queue is checked statically, from the policies as the templates write them,
+with every grant's conditions.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from cross_account_runtime.relay.config import (
+    ENV_DIRECTION,
+    ENV_ROUTES,
+    ROUTE_DEAD_LETTER_QUEUE,
+    ROUTE_DESTINATION,
+)
+from stacks.checks.access_report.assembly import SynthesizedStack
+from stacks.checks.access_report.policies import (
+    action_grants,
+    allow_statements,
+    as_list,
+    denies_insecure_transport,
+    effective_principal,
+    principals,
+)
+
+PUBLISH_ACTIONS = frozenset({"sns:Publish", "sns:*"})
+SUBSCRIBE_ACTIONS = frozenset({"sns:Subscribe", "sns:*"})
+SEND_ACTIONS = frozenset({"sqs:SendMessage", "sqs:SendMessageBatch", "sqs:*"})
+RECEIVE_ACTIONS = frozenset(
+    {"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:DeleteMessageBatch", "sqs:*"}
+)
+
+
+def _queue_entry(stack: SynthesizedStack, logical_id: str) -> dict[str, Any]:
+    props = stack.template["Resources"][logical_id].get("Properties", {})
+    kms_key = props.get("KmsMasterKeyId")
+    entry: dict[str, Any] = {
+        "queue": stack.queue_arn(logical_id),
+        "stack": stack.name,
+        "owner": stack.account,
+        "encryption": "kms" if kms_key else "sqs-managed",
+        "send": [],
+        "receive": [],
+        "denies_insecure_transport": False,
+        "key_users": [],
+    }
+    if isinstance(kms_key, Mapping) and "Fn::GetAtt" in kms_key:
+        key_id = kms_key["Fn::GetAtt"][0]
+        key_policy = stack.resolve(
+            stack.template["Resources"][key_id]["Properties"].get("KeyPolicy", {})
+        )
+        for statement in as_list(key_policy.get("Statement", [])):
+            if statement.get("Effect") != "Allow":
+                continue
+            conditions = statement.get("Condition", {})
+            for principal in principals(statement.get("Principal", {})):
+                if principal == {"account": stack.account}:
+                    continue
+                entry["key_users"].append(
+                    {
+                        "principal": effective_principal(principal, conditions),
+                        "actions": sorted(as_list(statement["Action"])),
+                        "conditions": conditions,
+                    }
+                )
+    return entry
+
+
+def _topic_entry(stack: SynthesizedStack, logical_id: str) -> dict[str, Any]:
+    props = stack.template["Resources"][logical_id].get("Properties", {})
+    return {
+        "topic": stack.topic_arn(logical_id),
+        "stack": stack.name,
+        "owner": stack.account,
+        "encryption": "kms" if props.get("KmsMasterKeyId") else "none",
+        "logged_protocols": sorted(c["Protocol"] for c in props.get("DeliveryStatusLogging", [])),
+        "publish": [],
+        "subscribe": [],
+        "denies_insecure_transport": False,
+    }
+
+
+def _subscription_entry(stack: SynthesizedStack, resource: Mapping[str, Any]) -> dict[str, Any]:
+    props = stack.resolve(resource["Properties"])
+    return {
+        "topic": props["TopicArn"],
+        "stack": stack.name,
+        "protocol": props["Protocol"],
+        "endpoint": props["Endpoint"],
+        "dead_letter_queue": props.get("RedrivePolicy", {}).get("deadLetterTargetArn"),
+        "raw_message_delivery": bool(props.get("RawMessageDelivery", False)),
+        "filter_policy": props.get("FilterPolicy"),
+        "delivery_policy": props.get("DeliveryPolicy"),
+    }
+
+
+def _relay_edges(stack: SynthesizedStack, resource: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The queue-to-queue edges of a relay function (from its ``RELAY_ROUTES``)."""
+    variables = resource.get("Properties", {}).get("Environment", {}).get("Variables", {})
+    if ENV_ROUTES not in variables:
+        return []
+    routes = json.loads(stack.resolve(variables[ENV_ROUTES]))
+    role = stack.resolve(resource["Properties"]["Role"])
+    return [
+        {
+            "direction": variables[ENV_DIRECTION],
+            "stack": stack.name,
+            "role": role,
+            "from": source,
+            "to": route[ROUTE_DESTINATION],
+            "dead_letter_queue": route[ROUTE_DEAD_LETTER_QUEUE],
+        }
+        for source, route in routes.items()
+    ]
+
+
+def _apply_policy(
+    stack: SynthesizedStack,
+    logical_id: str,
+    entry: dict[str, Any],
+    kinds: Mapping[str, frozenset[str]],
+) -> None:
+    """Add the grants of a resource policy's Allow statements to ``entry`` by kind; note a
+    TLS-only Deny."""
+    document = stack.template["Resources"][logical_id]["Properties"]["PolicyDocument"]
+    statements = as_list(stack.resolve(document).get("Statement", []))
+    if any(denies_insecure_transport(s) for s in statements):
+        entry["denies_insecure_transport"] = True
+    for statement in allow_statements(statements, f"{stack.name}: {logical_id}"):
+        for kind, actions in kinds.items():
+            entry[kind].extend(action_grants(statement, actions))
+
+
+def read_messaging(stacks: Sequence[SynthesizedStack]) -> dict[str, Any]:
+    """Every queue and topic of the assembly: who may send, receive, publish and subscribe,
+    who may use each key, every subscription (the topic-to-endpoint edges) and every relay
+    hop."""
+    queues: dict[str, dict[str, Any]] = {}
+    topics: dict[str, dict[str, Any]] = {}
+    subscriptions: list[dict[str, Any]] = []
+    relays: list[dict[str, Any]] = []
+    queue_kinds = {"send": SEND_ACTIONS, "receive": RECEIVE_ACTIONS}
+    topic_kinds = {"publish": PUBLISH_ACTIONS, "subscribe": SUBSCRIBE_ACTIONS}
+    for stack in stacks:
+        resources = stack.template.get("Resources", {})
+        by_logical_id: dict[str, dict[str, Any]] = {}
+        for logical_id, resource in resources.items():
+            if resource.get("Type") == "AWS::SQS::Queue":
+                by_logical_id[logical_id] = queues.setdefault(
+                    stack.queue_arn(logical_id), _queue_entry(stack, logical_id)
+                )
+            elif resource.get("Type") == "AWS::SNS::Topic":
+                by_logical_id[logical_id] = topics.setdefault(
+                    stack.topic_arn(logical_id), _topic_entry(stack, logical_id)
+                )
+            elif resource.get("Type") == "AWS::SNS::Subscription":
+                subscriptions.append(_subscription_entry(stack, resource))
+            elif resource.get("Type") == "AWS::Lambda::Function":
+                relays.extend(_relay_edges(stack, resource))
+        for logical_id, resource in resources.items():
+            props = resource.get("Properties", {})
+            if resource.get("Type") == "AWS::SQS::QueuePolicy":
+                for ref in props["Queues"]:
+                    _apply_policy(stack, logical_id, by_logical_id[ref["Ref"]], queue_kinds)
+            elif resource.get("Type") == "AWS::SNS::TopicPolicy":
+                for ref in props["Topics"]:
+                    _apply_policy(stack, logical_id, by_logical_id[ref["Ref"]], topic_kinds)
+    return {
+        "queues": [queues[arn] for arn in sorted(queues)],
+        "topics": [topics[arn] for arn in sorted(topics)],
+        "subscriptions": sorted(
+            subscriptions, key=lambda s: (s["topic"], s["protocol"], str(s["endpoint"]))
+        ),
+        "relays": sorted(relays, key=lambda r: (r["from"], r["to"])),
+    }
