@@ -16,6 +16,7 @@ from stacks.checks.access_report.assembly import AccessReportError, SynthesizedS
 from stacks.checks.access_report.intent import (
     Access,
     LogDataEdge,
+    RelayEdge,
     actual_access,
     actual_log_data_edges,
     actual_relay_edges,
@@ -25,12 +26,15 @@ from stacks.checks.access_report.intent import (
     principal_set,
 )
 from stacks.checks.access_report.markdown import to_markdown
+from stacks.checks.access_report.records import AccessReport
 from stacks.checks.access_report.report import build_report
 
 __all__ = [
     "Access",
+    "AccessReport",
     "AccessReportError",
     "LogDataEdge",
+    "RelayEdge",
     "SynthesizedStack",
     "actual_access",
     "actual_log_data_edges",

@@ -14,17 +14,32 @@ from typing import Any
 
 from stacks.checks.access_report.assembly import AccessReportError, SynthesizedStack
 from stacks.checks.access_report.policies import (
+    Statement,
     action_grants,
-    allow_statements,
     as_list,
-    denies_insecure_transport,
     pattern_matches,
     principal_grants,
     principals,
+    read_policy,
+)
+from stacks.checks.access_report.records import (
+    DeliveryLogsRecord,
+    DestinationRecord,
+    LogBucketRecord,
+    PrefixAccess,
+    PrefixAccessKind,
+    PrefixGrant,
+    Principal,
+    StreamRecord,
+    SubscriptionFilterRecord,
 )
 
 SUBSCRIBE_TO_DESTINATION_ACTIONS = frozenset({"logs:PutSubscriptionFilter", "logs:*"})
-OBJECT_ACCESS = {"read": "s3:GetObject", "write": "s3:PutObject", "delete": "s3:DeleteObject"}
+OBJECT_ACCESS: dict[PrefixAccessKind, str] = {
+    "read": "s3:GetObject",
+    "write": "s3:PutObject",
+    "delete": "s3:DeleteObject",
+}
 """The object action that stands for each kind of prefix access."""
 FIREHOSE_PUT_ACTIONS = ("firehose:PutRecord", "firehose:PutRecordBatch")
 
@@ -35,8 +50,8 @@ class _Role:
 
     arn: str
     stack: str
-    assumed_by: list[dict[str, str]]
-    statements: list[Mapping[str, Any]]
+    assumed_by: list[Principal]
+    statements: list[Statement]
 
     def allows(self, action: str, resource: str) -> bool:
         return any(
@@ -48,11 +63,10 @@ class _Role:
 
 def _identity_allow_statements(
     stack: SynthesizedStack, document: Any, where: str
-) -> list[Mapping[str, Any]]:
+) -> list[Statement]:
     """The Allow statements of an identity policy, loosely resolved: only what they allow on
     the log bucket is read."""
-    statements = as_list(stack.resolve(document or {}, strict=False).get("Statement", []))
-    return allow_statements(statements, f"{stack.name}: {where}")
+    return read_policy(stack.resolve(document or {}, strict=False), f"{stack.name}: {where}").allows
 
 
 def _roles(stacks: Sequence[SynthesizedStack]) -> dict[str, _Role]:
@@ -115,9 +129,9 @@ def _object_prefix(resource: Any, bucket: str) -> str | None:
     return key_pattern[: min(wildcards)] if wildcards else key_pattern
 
 
-def _prefix_access(statements: Sequence[Mapping[str, Any]], bucket: str) -> dict[str, list[str]]:
+def _prefix_access(statements: Sequence[Statement], bucket: str) -> PrefixAccess:
     """Per kind (read, write, delete), the key prefixes of ``bucket`` the statements allow."""
-    access: dict[str, set[str]] = {kind: set() for kind in OBJECT_ACCESS}
+    access: dict[PrefixAccessKind, set[str]] = {kind: set() for kind in OBJECT_ACCESS}
     for statement in statements:
         for kind, action in OBJECT_ACCESS.items():
             if not pattern_matches(action, statement.get("Action", [])):
@@ -126,12 +140,14 @@ def _prefix_access(statements: Sequence[Mapping[str, Any]], bucket: str) -> dict
                 prefix = _object_prefix(resource, bucket)
                 if prefix is not None:
                     access[kind].add(prefix)
-    return {kind: sorted(prefixes) for kind, prefixes in access.items()}
+    return PrefixAccess(
+        read=sorted(access["read"]), write=sorted(access["write"]), delete=sorted(access["delete"])
+    )
 
 
-def _delivery_streams(stacks: Sequence[SynthesizedStack]) -> dict[str, dict[str, Any]]:
+def _delivery_streams(stacks: Sequence[SynthesizedStack]) -> dict[str, StreamRecord]:
     """Every Firehose stream by ARN with its role and where in S3 it writes."""
-    streams: dict[str, dict[str, Any]] = {}
+    streams: dict[str, StreamRecord] = {}
     for stack in stacks:
         for logical_id, resource in stack.template.get("Resources", {}).items():
             if resource.get("Type") != "AWS::KinesisFirehose::DeliveryStream":
@@ -172,10 +188,10 @@ def _delivery_streams(stacks: Sequence[SynthesizedStack]) -> dict[str, dict[str,
 
 def _log_bucket(
     stacks: Sequence[SynthesizedStack], name: str, roles: Mapping[str, _Role]
-) -> dict[str, Any]:
+) -> LogBucketRecord:
     """Who may read, write and delete which prefixes of a bucket Firehose writes to: the roles
     whose policies allow it, and the principals its bucket policy admits."""
-    entry: dict[str, Any] = {
+    entry: LogBucketRecord = {
         "bucket": name,
         "stack": None,
         "denies_insecure_transport": False,
@@ -184,9 +200,7 @@ def _log_bucket(
     for role in sorted(roles.values(), key=lambda r: r.arn):
         prefixes = _prefix_access(role.statements, name)
         if any(prefixes.values()):
-            entry["access"].append(
-                {"principal": {"role": role.arn}, "assumed_by": role.assumed_by, **prefixes}
-            )
+            entry["access"].append(_prefix_grant({"role": role.arn}, role.assumed_by, prefixes))
     for stack in stacks:
         for logical_id, resource in stack.template.get("Resources", {}).items():
             props = resource.get("Properties", {})
@@ -199,23 +213,44 @@ def _log_bucket(
                 continue
             if stack.resolve(props.get("Bucket"), strict=False) != name:
                 continue
-            document = stack.resolve(props.get("PolicyDocument", {}))
-            statements = as_list(document.get("Statement", []))
-            if any(denies_insecure_transport(s) for s in statements):
+            policy = read_policy(
+                stack.resolve(props.get("PolicyDocument", {})), f"{stack.name}: {logical_id}"
+            )
+            if policy.denies_insecure_transport:
                 entry["denies_insecure_transport"] = True
-            for statement in allow_statements(statements, f"{stack.name}: {logical_id}"):
-                prefixes = _prefix_access([statement], name)
-                if any(prefixes.values()):
-                    entry["access"] += principal_grants(statement, {"assumed_by": [], **prefixes})
+            for statement in policy.allows:
+                entry["access"] += _bucket_policy_grants(statement, name)
     return entry
+
+
+def _prefix_grant(
+    principal: Principal, assumed_by: list[Principal], prefixes: PrefixAccess
+) -> PrefixGrant:
+    """A principal's access to a bucket's prefixes, its keys in the report's order."""
+    return PrefixGrant(
+        principal=principal,
+        assumed_by=assumed_by,
+        read=prefixes["read"],
+        write=prefixes["write"],
+        delete=prefixes["delete"],
+    )
+
+
+def _bucket_policy_grants(statement: Statement, bucket: str) -> list[PrefixGrant]:
+    """The prefixes of ``bucket`` that a bucket-policy Allow statement opens, per principal."""
+    prefixes = _prefix_access([statement], bucket)
+    if not any(prefixes.values()):
+        return []
+    assumed_by: list[Principal] = []
+    return principal_grants(statement, lambda p: _prefix_grant(p, assumed_by, prefixes))
 
 
 def _destination_entry(
     stack: SynthesizedStack,
     logical_id: str,
     roles: Mapping[str, _Role],
-    streams: Mapping[str, Mapping[str, Any]],
-) -> dict[str, Any]:
+    streams: Mapping[str, StreamRecord],
+) -> DestinationRecord:
     """A CloudWatch Logs destination: whom its policy admits, and where it puts the logs."""
     props = stack.template["Resources"][logical_id].get("Properties", {})
     target = stack.resolve(props.get("TargetArn"), strict=False)
@@ -236,9 +271,7 @@ def _destination_entry(
         "owner": stack.account,
         "admits": [
             grant
-            for statement in allow_statements(
-                as_list(policy.get("Statement", [])), f"{stack.name}: {logical_id}"
-            )
+            for statement in read_policy(policy, f"{stack.name}: {logical_id}").allows
             for grant in action_grants(statement, SUBSCRIBE_TO_DESTINATION_ACTIONS)
         ],
         "role": role_arn,
@@ -250,7 +283,7 @@ def _destination_entry(
     }
 
 
-def _admits(destination: Mapping[str, Any], account: str) -> bool | None:
+def _admits(destination: DestinationRecord, account: str) -> bool | None:
     """Whether a log group of ``account`` may subscribe to the destination.
 
     Its owner account may (by IAM); another account may when the policy names it, or anyone,
@@ -271,7 +304,7 @@ def _admits(destination: Mapping[str, Any], account: str) -> bool | None:
     return None if maybe else False
 
 
-def _principal_in(principal: Mapping[str, str], account: str) -> bool:
+def _principal_in(principal: Principal, account: str) -> bool:
     """Whether a role or user principal (by ARN) belongs to ``account``."""
     arn = principal.get("arn") or principal.get("role")
     parts = arn.split(":") if isinstance(arn, str) else []
@@ -279,8 +312,10 @@ def _principal_in(principal: Mapping[str, str], account: str) -> bool:
 
 
 def _subscription_filter_entry(
-    stack: SynthesizedStack, resource: Mapping[str, Any], destinations: Mapping[str, Any]
-) -> dict[str, Any]:
+    stack: SynthesizedStack,
+    resource: Mapping[str, Any],
+    destinations: Mapping[str, DestinationRecord],
+) -> SubscriptionFilterRecord:
     """A log group's subscription filter: the destination, and whether that admits it."""
     props = stack.resolve(resource.get("Properties", {}), strict=False)
     log_group = props["LogGroupName"]
@@ -297,7 +332,7 @@ def _subscription_filter_entry(
     }
 
 
-def read_delivery_logs(stacks: Sequence[SynthesizedStack]) -> dict[str, Any]:
+def read_delivery_logs(stacks: Sequence[SynthesizedStack]) -> DeliveryLogsRecord:
     """The log-data edges: log group to destination, destination through Firehose to S3, and
     who may use the prefixes of the buckets Firehose writes to."""
     roles = _roles(stacks)
@@ -309,13 +344,13 @@ def read_delivery_logs(stacks: Sequence[SynthesizedStack]) -> dict[str, Any]:
             continue
         # An object under the prefix as written: a grant on the static part with a trailing
         # ``*`` covers the ``!{...}`` expressions Firehose fills in; a narrower one does not.
-        role = roles.get(stream["role"])
+        role = roles.get(stream["role"]) if stream["role"] is not None else None
         stream["role_may_write"] = role is not None and all(
             role.allows(OBJECT_ACCESS["write"], f"{stream['bucket_arn']}/{prefix}object")
             for prefix in (stream["prefix"], stream["error_prefix"])
             if prefix is not None
         )
-    destinations: dict[str, dict[str, Any]] = {}
+    destinations: dict[str, DestinationRecord] = {}
     filter_resources: list[tuple[SynthesizedStack, Mapping[str, Any]]] = []
     for stack in stacks:
         for logical_id, resource in stack.template.get("Resources", {}).items():

@@ -4,8 +4,7 @@ the two are equal."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from constructs_lib.delivery_logged_topic import delivery_log_group_names
 from constructs_lib.queue_naming import (
@@ -22,11 +21,12 @@ from cross_account_runtime.delivery_report.bucket_layout import (
     bucket_name,
 )
 from stacks.checks.access_report.delivery_logs import OBJECT_ACCESS
+from stacks.checks.access_report.records import AccessReport, PrincipalRecord
 from stacks.delivery_log_stack import delivery_log_destination_arn
 from stacks.topology import Account, Topology
 
 
-def principal_set(grants: Sequence[Mapping[str, Any]]) -> set[tuple[str, str]]:
+def principal_set(grants: Sequence[PrincipalRecord]) -> set[tuple[str, str]]:
     """The principals of a list of grants as comparable pairs."""
     return {next(iter(g["principal"].items())) for g in grants}
 
@@ -94,10 +94,15 @@ def _sqs_arn(account: Account, queue_name: str) -> str:
     return f"arn:{account.partition}:sqs:{account.region}:{account.id}:{queue_name}"
 
 
-def expected_relay_edges(topology: Topology) -> set[tuple[str, str, str]]:
+RelayEdge = tuple[str, str, str]
+"""(direction, from, to) of a relay hop: ``outbound`` from a shadow queue to the remote ingress
+queue, ``inbound`` from the ingress queue to the endpoint queue."""
+
+
+def expected_relay_edges(topology: Topology) -> set[RelayEdge]:
     """(direction, from, to) for every relay hop: shadow queue to the remote ingress queue,
     ingress queue to the endpoint queue."""
-    edges: set[tuple[str, str, str]] = set()
+    edges: set[RelayEdge] = set()
     for route in topology.relay_routes:
         assert route.sender is not None
         receiver = topology.endpoint(route.receiver)
@@ -108,7 +113,7 @@ def expected_relay_edges(topology: Topology) -> set[tuple[str, str, str]]:
     return edges
 
 
-def actual_relay_edges(report: Mapping[str, Any]) -> set[tuple[str, str, str]]:
+def actual_relay_edges(report: AccessReport) -> set[RelayEdge]:
     """The report's relay hops in the shape of :func:`expected_relay_edges`."""
     return {(r["direction"], r["from"], r["to"]) for r in report["relays"]}
 
@@ -151,7 +156,7 @@ def expected_log_data_edges(topology: Topology) -> set[LogDataEdge]:
     }
 
 
-def actual_log_data_edges(report: Mapping[str, Any]) -> set[LogDataEdge]:
+def actual_log_data_edges(report: AccessReport) -> set[LogDataEdge]:
     """The report's delivery-log edges in the shape of :func:`expected_log_data_edges`.
 
     A destination whose target is not a Firehose stream of the assembly leads to the target's
@@ -177,7 +182,7 @@ def actual_log_data_edges(report: Mapping[str, Any]) -> set[LogDataEdge]:
     return edges
 
 
-def actual_access(report: Mapping[str, Any]) -> Access:
+def actual_access(report: AccessReport) -> Access:
     """The report reduced to the same shape as :func:`expected_access`."""
     actual: Access = {
         q["queue"]: {"send": principal_set(q["send"]), "receive": principal_set(q["receive"])}

@@ -3,16 +3,27 @@ the delivery logs, for a reviewer to read beside the code."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+
+from stacks.checks.access_report.records import (
+    AccessReport,
+    DeliveryLogsRecord,
+    Grant,
+    KeyUser,
+    PrefixGrant,
+    Principal,
+    QueueRecord,
+    SubscriptionFilterRecord,
+    TopicRecord,
+)
 
 
-def _describe(principal: Mapping[str, str]) -> str:
+def _describe(principal: Principal) -> str:
     kind, value = next(iter(principal.items()))
     return f"{kind} `{value}`"
 
 
-def _conditions(grant: Mapping[str, Any]) -> str:
+def _conditions(grant: Grant | KeyUser | PrefixGrant) -> str:
     conditions = grant.get("conditions")
     if not conditions:
         return "none"
@@ -21,7 +32,7 @@ def _conditions(grant: Mapping[str, Any]) -> str:
     )
 
 
-def _grant_table(rows: Sequence[tuple[str, Mapping[str, Any]]]) -> list[str]:
+def _grant_table(rows: Sequence[tuple[str, Grant | KeyUser]]) -> list[str]:
     lines = ["| access | principal | actions | conditions |", "|---|---|---|---|"]
     if not rows:
         lines.append("| - | no grant beyond the owner account | - | - |")
@@ -33,7 +44,7 @@ def _grant_table(rows: Sequence[tuple[str, Mapping[str, Any]]]) -> list[str]:
     return [*lines, ""]
 
 
-def _header(entry: Mapping[str, Any]) -> str:
+def _header(entry: QueueRecord | TopicRecord) -> str:
     return (
         f"Owner account `{entry['owner']}` (its IAM principals, by their own policies); "
         f"encryption: {entry['encryption']}; "
@@ -47,7 +58,7 @@ def _yes_no(value: bool | None) -> str:
     return "yes" if value else "NO"
 
 
-def _admission(subscription_filter: Mapping[str, Any]) -> str:
+def _admission(subscription_filter: SubscriptionFilterRecord) -> str:
     """Whether the destination admits the log group; unknown both where the destination is
     outside the assembly and where its grants leave it open (an organization, a condition, one
     role of the account), so the two are told apart."""
@@ -60,7 +71,7 @@ def _prefixes(prefixes: Sequence[str]) -> str:
     return ", ".join(f"`{p or '(every key)'}`" for p in prefixes) or "-"
 
 
-def _delivery_logs_markdown(logs: Mapping[str, Any]) -> list[str]:
+def _delivery_logs_markdown(logs: DeliveryLogsRecord) -> list[str]:
     """The delivery-log edges: log group to destination (admitted or not), destination through
     Firehose to S3, and per log bucket who may read, write and delete which prefixes."""
     lines = ["## Delivery logs", ""]
@@ -129,25 +140,27 @@ def _delivery_logs_markdown(logs: Mapping[str, Any]) -> list[str]:
     return [*lines, ""]
 
 
-def to_markdown(report: Mapping[str, Any]) -> str:
+def to_markdown(report: AccessReport) -> str:
     """A table per queue and topic (who may send, receive, publish, subscribe, use the key,
     under which conditions), then the subscriptions (every topic-to-endpoint edge), the relays
     and the delivery logs."""
     lines = ["# Access report", "", "## Queues", ""]
     for q in report["queues"]:
-        rows = [("send", g) for g in q["send"]] + [("receive", g) for g in q["receive"]]
-        rows += [("key", g) for g in q["key_users"]]
-        lines += [f"### `{q['queue']}`", "", _header(q), "", *_grant_table(rows)]
+        queue_rows: list[tuple[str, Grant | KeyUser]] = [("send", g) for g in q["send"]]
+        queue_rows += [("receive", g) for g in q["receive"]]
+        queue_rows += [("key", g) for g in q["key_users"]]
+        lines += [f"### `{q['queue']}`", "", _header(q), "", *_grant_table(queue_rows)]
     lines += ["## Topics", ""]
     for t in report["topics"]:
-        rows = [("publish", g) for g in t["publish"]] + [("subscribe", g) for g in t["subscribe"]]
+        topic_rows = [("publish", g) for g in t["publish"]]
+        topic_rows += [("subscribe", g) for g in t["subscribe"]]
         logged = ", ".join(t["logged_protocols"]) or "none"
         lines += [
             f"### `{t['topic']}`",
             "",
             _header(t) + f" Delivery status logged for: {logged}.",
             "",
-            *_grant_table(rows),
+            *_grant_table(topic_rows),
         ]
     lines += [
         "## Subscriptions (topic to endpoint)",

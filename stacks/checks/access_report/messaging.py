@@ -21,12 +21,19 @@ from cross_account_runtime.relay.config import (
 )
 from stacks.checks.access_report.assembly import SynthesizedStack
 from stacks.checks.access_report.policies import (
+    Policy,
     action_grants,
-    allow_statements,
     as_list,
-    denies_insecure_transport,
     effective_principal,
     principals,
+    read_policy,
+)
+from stacks.checks.access_report.records import (
+    MessagingRecords,
+    QueueRecord,
+    RelayRecord,
+    SubscriptionRecord,
+    TopicRecord,
 )
 
 PUBLISH_ACTIONS = frozenset({"sns:Publish", "sns:*"})
@@ -37,10 +44,10 @@ RECEIVE_ACTIONS = frozenset(
 )
 
 
-def _queue_entry(stack: SynthesizedStack, logical_id: str) -> dict[str, Any]:
+def _queue_entry(stack: SynthesizedStack, logical_id: str) -> QueueRecord:
     props = stack.template["Resources"][logical_id].get("Properties", {})
     kms_key = props.get("KmsMasterKeyId")
-    entry: dict[str, Any] = {
+    entry: QueueRecord = {
         "queue": stack.queue_arn(logical_id),
         "stack": stack.name,
         "owner": stack.account,
@@ -72,7 +79,7 @@ def _queue_entry(stack: SynthesizedStack, logical_id: str) -> dict[str, Any]:
     return entry
 
 
-def _topic_entry(stack: SynthesizedStack, logical_id: str) -> dict[str, Any]:
+def _topic_entry(stack: SynthesizedStack, logical_id: str) -> TopicRecord:
     props = stack.template["Resources"][logical_id].get("Properties", {})
     return {
         "topic": stack.topic_arn(logical_id),
@@ -86,7 +93,7 @@ def _topic_entry(stack: SynthesizedStack, logical_id: str) -> dict[str, Any]:
     }
 
 
-def _subscription_entry(stack: SynthesizedStack, resource: Mapping[str, Any]) -> dict[str, Any]:
+def _subscription_entry(stack: SynthesizedStack, resource: Mapping[str, Any]) -> SubscriptionRecord:
     props = stack.resolve(resource["Properties"])
     return {
         "topic": props["TopicArn"],
@@ -100,7 +107,7 @@ def _subscription_entry(stack: SynthesizedStack, resource: Mapping[str, Any]) ->
     }
 
 
-def _relay_edges(stack: SynthesizedStack, resource: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _relay_edges(stack: SynthesizedStack, resource: Mapping[str, Any]) -> list[RelayRecord]:
     """The queue-to-queue edges of a relay function (from its ``RELAY_ROUTES``)."""
     variables = resource.get("Properties", {}).get("Environment", {}).get("Variables", {})
     if ENV_ROUTES not in variables:
@@ -120,43 +127,49 @@ def _relay_edges(stack: SynthesizedStack, resource: Mapping[str, Any]) -> list[d
     ]
 
 
-def _apply_policy(
-    stack: SynthesizedStack,
-    logical_id: str,
-    entry: dict[str, Any],
-    kinds: Mapping[str, frozenset[str]],
-) -> None:
-    """Add the grants of a resource policy's Allow statements to ``entry`` by kind; note a
-    TLS-only Deny."""
+def _policy(stack: SynthesizedStack, logical_id: str) -> Policy:
+    """A queue or topic policy resource's document, read."""
     document = stack.template["Resources"][logical_id]["Properties"]["PolicyDocument"]
-    statements = as_list(stack.resolve(document).get("Statement", []))
-    if any(denies_insecure_transport(s) for s in statements):
-        entry["denies_insecure_transport"] = True
-    for statement in allow_statements(statements, f"{stack.name}: {logical_id}"):
-        for kind, actions in kinds.items():
-            entry[kind].extend(action_grants(statement, actions))
+    return read_policy(stack.resolve(document), f"{stack.name}: {logical_id}")
 
 
-def read_messaging(stacks: Sequence[SynthesizedStack]) -> dict[str, Any]:
+def _add_queue_grants(queue: QueueRecord, policy: Policy) -> None:
+    """Who may send and receive by ``policy``; whether it denies non-TLS requests."""
+    if policy.denies_insecure_transport:
+        queue["denies_insecure_transport"] = True
+    for statement in policy.allows:
+        queue["send"] += action_grants(statement, SEND_ACTIONS)
+        queue["receive"] += action_grants(statement, RECEIVE_ACTIONS)
+
+
+def _add_topic_grants(topic: TopicRecord, policy: Policy) -> None:
+    """Who may publish and subscribe by ``policy``; whether it denies non-TLS requests."""
+    if policy.denies_insecure_transport:
+        topic["denies_insecure_transport"] = True
+    for statement in policy.allows:
+        topic["publish"] += action_grants(statement, PUBLISH_ACTIONS)
+        topic["subscribe"] += action_grants(statement, SUBSCRIBE_ACTIONS)
+
+
+def read_messaging(stacks: Sequence[SynthesizedStack]) -> MessagingRecords:
     """Every queue and topic of the assembly: who may send, receive, publish and subscribe,
     who may use each key, every subscription (the topic-to-endpoint edges) and every relay
     hop."""
-    queues: dict[str, dict[str, Any]] = {}
-    topics: dict[str, dict[str, Any]] = {}
-    subscriptions: list[dict[str, Any]] = []
-    relays: list[dict[str, Any]] = []
-    queue_kinds = {"send": SEND_ACTIONS, "receive": RECEIVE_ACTIONS}
-    topic_kinds = {"publish": PUBLISH_ACTIONS, "subscribe": SUBSCRIBE_ACTIONS}
+    queues: dict[str, QueueRecord] = {}
+    topics: dict[str, TopicRecord] = {}
+    subscriptions: list[SubscriptionRecord] = []
+    relays: list[RelayRecord] = []
     for stack in stacks:
         resources = stack.template.get("Resources", {})
-        by_logical_id: dict[str, dict[str, Any]] = {}
+        queue_by_logical_id: dict[str, QueueRecord] = {}
+        topic_by_logical_id: dict[str, TopicRecord] = {}
         for logical_id, resource in resources.items():
             if resource.get("Type") == "AWS::SQS::Queue":
-                by_logical_id[logical_id] = queues.setdefault(
+                queue_by_logical_id[logical_id] = queues.setdefault(
                     stack.queue_arn(logical_id), _queue_entry(stack, logical_id)
                 )
             elif resource.get("Type") == "AWS::SNS::Topic":
-                by_logical_id[logical_id] = topics.setdefault(
+                topic_by_logical_id[logical_id] = topics.setdefault(
                     stack.topic_arn(logical_id), _topic_entry(stack, logical_id)
                 )
             elif resource.get("Type") == "AWS::SNS::Subscription":
@@ -167,10 +180,12 @@ def read_messaging(stacks: Sequence[SynthesizedStack]) -> dict[str, Any]:
             props = resource.get("Properties", {})
             if resource.get("Type") == "AWS::SQS::QueuePolicy":
                 for ref in props["Queues"]:
-                    _apply_policy(stack, logical_id, by_logical_id[ref["Ref"]], queue_kinds)
+                    queue = queue_by_logical_id[ref["Ref"]]
+                    _add_queue_grants(queue, _policy(stack, logical_id))
             elif resource.get("Type") == "AWS::SNS::TopicPolicy":
                 for ref in props["Topics"]:
-                    _apply_policy(stack, logical_id, by_logical_id[ref["Ref"]], topic_kinds)
+                    topic = topic_by_logical_id[ref["Ref"]]
+                    _add_topic_grants(topic, _policy(stack, logical_id))
     return {
         "queues": [queues[arn] for arn in sorted(queues)],
         "topics": [topics[arn] for arn in sorted(topics)],

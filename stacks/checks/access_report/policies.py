@@ -7,11 +7,18 @@ are read alike, so that every kind of resource reports its grants in the same sh
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from typing import Any
+from typing import Any, TypeVar
 
 from stacks.checks.access_report.assembly import AccessReportError
+from stacks.checks.access_report.records import Conditions, Grant, PrefixGrant, Principal
+
+Statement = Mapping[str, Any]
+"""A policy statement as the template writes it, its intrinsics resolved."""
+
+GrantRecord = TypeVar("GrantRecord", Grant, PrefixGrant)
 
 
 def as_list(value: Any) -> list[Any]:
@@ -19,11 +26,11 @@ def as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else [value]
 
 
-def principals(principal: Any) -> list[dict[str, str]]:
+def principals(principal: Any) -> list[Principal]:
     """Normalize a policy principal into ``{"account"|"service"|"arn"|"any": ...}`` entries."""
     if principal == "*":
         return [{"any": "*"}]
-    result: list[dict[str, str]] = []
+    result: list[Principal] = []
     for kind, values in principal.items():
         for value in as_list(values):
             if kind == "AWS" and value == "*":
@@ -41,9 +48,7 @@ def principals(principal: Any) -> list[dict[str, str]]:
     return result
 
 
-def effective_principal(
-    principal: dict[str, str], conditions: Mapping[str, Mapping[str, str]]
-) -> dict[str, str]:
+def effective_principal(principal: Principal, conditions: Conditions) -> Principal:
     """The principal as its conditions narrow it: ``"*"`` restricted by ``aws:PrincipalOrgID``
     is the organization, an account restricted by ``aws:PrincipalArn`` the role, and SNS
     restricted by ``aws:SourceArn`` the topic."""
@@ -66,54 +71,64 @@ def effective_principal(
     return principal
 
 
-def action_grants(
-    statement: Mapping[str, Any], actions_of_interest: frozenset[str]
-) -> list[dict[str, Any]]:
-    """The grants of one Allow statement that cover ``actions_of_interest``.
+def action_grants(statement: Statement, actions_of_interest: frozenset[str]) -> list[Grant]:
+    """The grants of one Allow statement that cover ``actions_of_interest``, each with all the
+    statement's actions.
 
     A service principal restricted by ``aws:SourceArn`` is reported as the topic it is
-    restricted to; ``"*"`` restricted by ``aws:PrincipalOrgID``
-    as the organization.
+    restricted to; ``"*"`` restricted by ``aws:PrincipalOrgID`` as the organization.
     """
     if not [a for a in as_list(statement.get("Action", [])) if a in actions_of_interest]:
         return []
-    return principal_grants(statement, {"actions": sorted(as_list(statement["Action"]))})
+    actions = sorted(as_list(statement["Action"]))
+    return principal_grants(
+        statement, lambda principal: Grant(principal=principal, actions=actions)
+    )
 
 
 def principal_grants(
-    statement: Mapping[str, Any], details: Mapping[str, Any]
-) -> list[dict[str, Any]]:
-    """One grant per principal of a resource-policy Allow statement: the principal as its
-    conditions narrow it, ``details`` (what it may do), and the conditions, so that every kind of
+    statement: Statement, record: Callable[[Principal], GrantRecord]
+) -> list[GrantRecord]:
+    """One grant per principal of a resource-policy Allow statement: ``record`` of the principal
+    as its conditions narrow it (what it may do), then the conditions, so that every kind of
     resource reports its grants alike."""
     conditions = statement.get("Condition", {})
-    grants: list[dict[str, Any]] = []
+    grants: list[GrantRecord] = []
     for principal in principals(statement.get("Principal", {})):
-        grant: dict[str, Any] = {
-            "principal": effective_principal(principal, conditions),
-            **details,
-        }
+        grant = record(effective_principal(principal, conditions))
         if conditions:
             grant["conditions"] = conditions
         grants.append(grant)
     return grants
 
 
-def denies_insecure_transport(statement: Mapping[str, Any]) -> bool:
-    """Whether a statement is the Deny of requests made without TLS (what ``enforceSSL``
-    writes), which the report notes per resource."""
+@dataclass(frozen=True)
+class Policy:
+    """What the report reads of a policy document: its Allow statements, and whether it denies
+    requests made without TLS (what ``enforceSSL`` writes), which the report notes per
+    resource."""
+
+    allows: list[Statement]
+    denies_insecure_transport: bool
+
+
+def read_policy(document: Mapping[str, Any], where: str) -> Policy:
+    """The Allow statements and the TLS Deny of a policy document, its intrinsics resolved.
+
+    ``NotAction`` and ``NotResource`` in an Allow are refused: what they allow cannot be told
+    from the template, and skipping them would hide a grant.
+    """
+    statements: list[Statement] = as_list(document.get("Statement", []))
+    denies = any(_denies_insecure_transport(s) for s in statements)
+    return Policy(_allow_statements(statements, where), denies)
+
+
+def _denies_insecure_transport(statement: Statement) -> bool:
     secure = statement.get("Condition", {}).get("Bool", {})
     return statement.get("Effect") == "Deny" and secure.get("aws:SecureTransport") == "false"
 
 
-def allow_statements(
-    statements: Sequence[Mapping[str, Any]], where: str
-) -> list[Mapping[str, Any]]:
-    """The Allow statements of a policy.
-
-    ``NotAction`` and ``NotResource`` are refused: what they allow cannot be told from the
-    template, and skipping them would hide a grant.
-    """
+def _allow_statements(statements: Sequence[Statement], where: str) -> list[Statement]:
     allowed = []
     for statement in statements:
         if statement.get("Effect") != "Allow":

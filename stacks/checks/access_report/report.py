@@ -4,14 +4,14 @@ logs."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from stacks.checks.access_report.assembly import read_assembly
 from stacks.checks.access_report.delivery_logs import read_delivery_logs
 from stacks.checks.access_report.messaging import read_messaging
+from stacks.checks.access_report.records import AccessReport
 
 
-def build_report(assembly_dir: str | Path) -> dict[str, Any]:
+def build_report(assembly_dir: str | Path) -> AccessReport:
     """Every queue and topic of the assembly: who may send, receive, publish and subscribe,
     who may use each key, every subscription (the topic-to-endpoint edges), every relay hop,
     and where the delivery logs go (``delivery_logs``)."""

@@ -11,6 +11,7 @@ import pytest
 
 from stacks.app_builder import topology_from_context
 from stacks.checks import access_report, gates
+from stacks.checks.access_report.records import AccessReport, QueueRecord
 from stacks.topology import parse_topology
 
 pytestmark = pytest.mark.synth
@@ -61,8 +62,8 @@ def test_the_access_report_shows_topics_and_their_edges(example_assembly: Path) 
     }
 
 
-def _queue(report: dict[str, Any], arn: str) -> dict[str, Any]:
-    return dict(next(q for q in report["queues"] if q["queue"] == arn))
+def _queue(report: AccessReport, arn: str) -> QueueRecord:
+    return next(q for q in report["queues"] if q["queue"] == arn)
 
 
 def test_the_access_report_shows_organization_grants(
