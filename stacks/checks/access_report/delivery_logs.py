@@ -34,14 +34,16 @@ from stacks.checks.access_report.records import (
     SubscriptionFilterRecord,
 )
 
-SUBSCRIBE_TO_DESTINATION_ACTIONS = frozenset({"logs:PutSubscriptionFilter", "logs:*"})
-OBJECT_ACCESS: dict[PrefixAccessKind, str] = {
+ACTIONS_THAT_PUT_A_SUBSCRIPTION_FILTER = frozenset({"logs:PutSubscriptionFilter", "logs:*"})
+"""The actions whose grant in a destination's policy admits another account's log groups."""
+ACTION_OF_PREFIX_ACCESS: dict[PrefixAccessKind, str] = {
     "read": "s3:GetObject",
     "write": "s3:PutObject",
     "delete": "s3:DeleteObject",
 }
 """The object action that stands for each kind of prefix access."""
-FIREHOSE_PUT_ACTIONS = ("firehose:PutRecord", "firehose:PutRecordBatch")
+ACTIONS_NEEDED_TO_PUT_RECORDS = ("firehose:PutRecord", "firehose:PutRecordBatch")
+"""What a destination's role must be allowed, every one, on the stream it targets."""
 
 
 @dataclass
@@ -131,9 +133,9 @@ def _object_prefix(resource: Any, bucket: str) -> str | None:
 
 def _prefix_access(statements: Sequence[Statement], bucket: str) -> PrefixAccess:
     """Per kind (read, write, delete), the key prefixes of ``bucket`` the statements allow."""
-    access: dict[PrefixAccessKind, set[str]] = {kind: set() for kind in OBJECT_ACCESS}
+    access: dict[PrefixAccessKind, set[str]] = {kind: set() for kind in ACTION_OF_PREFIX_ACCESS}
     for statement in statements:
-        for kind, action in OBJECT_ACCESS.items():
+        for kind, action in ACTION_OF_PREFIX_ACCESS.items():
             if not pattern_matches(action, statement.get("Action", [])):
                 continue
             for resource in as_list(statement.get("Resource", [])):
@@ -186,12 +188,12 @@ def _delivery_streams(stacks: Sequence[SynthesizedStack]) -> dict[str, StreamRec
     return streams
 
 
-def _log_bucket(
+def _log_bucket_record(
     stacks: Sequence[SynthesizedStack], name: str, roles: Mapping[str, _Role]
 ) -> LogBucketRecord:
     """Who may read, write and delete which prefixes of a bucket Firehose writes to: the roles
     whose policies allow it, and the principals its bucket policy admits."""
-    entry: LogBucketRecord = {
+    bucket: LogBucketRecord = {
         "bucket": name,
         "stack": None,
         "denies_insecure_transport": False,
@@ -200,7 +202,7 @@ def _log_bucket(
     for role in sorted(roles.values(), key=lambda r: r.arn):
         prefixes = _prefix_access(role.statements, name)
         if any(prefixes.values()):
-            entry["access"].append(_prefix_grant({"role": role.arn}, role.assumed_by, prefixes))
+            bucket["access"].append(_prefix_grant({"role": role.arn}, role.assumed_by, prefixes))
     for stack in stacks:
         for logical_id, resource in stack.template.get("Resources", {}).items():
             props = resource.get("Properties", {})
@@ -208,7 +210,7 @@ def _log_bucket(
                 resource.get("Type") == "AWS::S3::Bucket"
                 and stack.physical_name(logical_id, "BucketName") == name
             ):
-                entry["stack"] = stack.name
+                bucket["stack"] = stack.name
             if resource.get("Type") != "AWS::S3::BucketPolicy":
                 continue
             if stack.resolve(props.get("Bucket"), strict=False) != name:
@@ -217,10 +219,10 @@ def _log_bucket(
                 stack.resolve(props.get("PolicyDocument", {})), f"{stack.name}: {logical_id}"
             )
             if policy.denies_insecure_transport:
-                entry["denies_insecure_transport"] = True
+                bucket["denies_insecure_transport"] = True
             for statement in policy.allows:
-                entry["access"] += _bucket_policy_grants(statement, name)
-    return entry
+                bucket["access"] += _bucket_policy_grants(statement, name)
+    return bucket
 
 
 def _prefix_grant(
@@ -245,7 +247,7 @@ def _bucket_policy_grants(statement: Statement, bucket: str) -> list[PrefixGrant
     return principal_grants(statement, lambda p: _prefix_grant(p, assumed_by, prefixes))
 
 
-def _destination_entry(
+def _destination_record(
     stack: SynthesizedStack,
     logical_id: str,
     roles: Mapping[str, _Role],
@@ -272,18 +274,18 @@ def _destination_entry(
         "admits": [
             grant
             for statement in read_policy(policy, f"{stack.name}: {logical_id}").allows
-            for grant in action_grants(statement, SUBSCRIBE_TO_DESTINATION_ACTIONS)
+            for grant in action_grants(statement, ACTIONS_THAT_PUT_A_SUBSCRIPTION_FILTER)
         ],
         "role": role_arn,
         "target": target,
         "location": stream["location"] if stream else None,
         "error_location": stream["error_location"] if stream else None,
         "role_may_put_records": role is not None
-        and all(role.allows(action, target) for action in FIREHOSE_PUT_ACTIONS),
+        and all(role.allows(action, target) for action in ACTIONS_NEEDED_TO_PUT_RECORDS),
     }
 
 
-def _admits(destination: DestinationRecord, account: str) -> bool | None:
+def _admission(destination: DestinationRecord, account: str) -> bool | None:
     """Whether a log group of ``account`` may subscribe to the destination.
 
     Its owner account may (by IAM); another account may when the policy names it, or anyone,
@@ -311,7 +313,7 @@ def _principal_in(principal: Principal, account: str) -> bool:
     return len(parts) > 4 and parts[4] == account
 
 
-def _subscription_filter_entry(
+def _subscription_filter_record(
     stack: SynthesizedStack,
     resource: Mapping[str, Any],
     destinations: Mapping[str, DestinationRecord],
@@ -328,7 +330,7 @@ def _subscription_filter_entry(
         "destination": props["DestinationArn"],
         "filter_pattern": props.get("FilterPattern", ""),
         "destination_in_assembly": destination is not None,
-        "admitted": _admits(destination, stack.account) if destination else None,
+        "admitted": _admission(destination, stack.account) if destination else None,
     }
 
 
@@ -346,7 +348,7 @@ def read_delivery_logs(stacks: Sequence[SynthesizedStack]) -> DeliveryLogsRecord
         # ``*`` covers the ``!{...}`` expressions Firehose fills in; a narrower one does not.
         role = roles.get(stream["role"]) if stream["role"] is not None else None
         stream["role_may_write"] = role is not None and all(
-            role.allows(OBJECT_ACCESS["write"], f"{stream['bucket_arn']}/{prefix}object")
+            role.allows(ACTION_OF_PREFIX_ACCESS["write"], f"{stream['bucket_arn']}/{prefix}object")
             for prefix in (stream["prefix"], stream["error_prefix"])
             if prefix is not None
         )
@@ -355,17 +357,17 @@ def read_delivery_logs(stacks: Sequence[SynthesizedStack]) -> DeliveryLogsRecord
     for stack in stacks:
         for logical_id, resource in stack.template.get("Resources", {}).items():
             if resource.get("Type") == "AWS::Logs::Destination":
-                entry = _destination_entry(stack, logical_id, roles, streams)
-                destinations[entry["destination"]] = entry
+                destination = _destination_record(stack, logical_id, roles, streams)
+                destinations[destination["destination"]] = destination
             elif resource.get("Type") == "AWS::Logs::SubscriptionFilter":
                 filter_resources.append((stack, resource))
     buckets = sorted({s["bucket"] for s in streams.values() if s["bucket"]})
     return {
         "subscription_filters": sorted(
-            (_subscription_filter_entry(stack, r, destinations) for stack, r in filter_resources),
+            (_subscription_filter_record(stack, r, destinations) for stack, r in filter_resources),
             key=lambda f: (f["log_group"], f["destination"]),
         ),
         "destinations": [destinations[arn] for arn in sorted(destinations)],
         "streams": [streams[arn] for arn in sorted(streams)],
-        "buckets": [_log_bucket(stacks, name, roles) for name in buckets],
+        "buckets": [_log_bucket_record(stacks, name, roles) for name in buckets],
     }

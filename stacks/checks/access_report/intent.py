@@ -20,10 +20,10 @@ from cross_account_runtime.delivery_report.bucket_layout import (
     REPORT_PREFIX,
     bucket_name,
 )
-from stacks.checks.access_report.delivery_logs import OBJECT_ACCESS
+from stacks.checks.access_report.delivery_logs import ACTION_OF_PREFIX_ACCESS
 from stacks.checks.access_report.records import AccessReport, PrincipalRecord
 from stacks.delivery_log_stack import delivery_log_destination_arn
-from stacks.topology import Account, Topology
+from stacks.topology import Topology
 
 
 def principal_set(grants: Sequence[PrincipalRecord]) -> set[tuple[str, str]]:
@@ -44,12 +44,11 @@ def expected_access(topology: Topology) -> Access:
     """
     expected: Access = {}
     for queue in topology.all_queues:
-        account = topology.account(queue.account)
         send = {("account", a) for a in topology.cross_account_senders(queue)}
         send |= {("organization", o) for o in topology.sender_organizations(queue)}
         send |= {("topic", topology.topic_arn(t)) for t, _ in topology.queue_subscriptions(queue)}
         expected[topology.queue_arn(queue)] = {"send": send, "receive": set()}
-        expected[_sqs_arn(account, queue.dead_letter_queue_name)] = {
+        expected[topology.sqs_arn(queue.account, queue.dead_letter_queue_name)] = {
             "send": set(),
             "receive": set(),
         }
@@ -83,15 +82,11 @@ def expected_access(topology: Topology) -> Access:
                 else topic.account
             )
             dlq = subscription_dead_letter_queue_name(topic.topic_name, subscription.name)
-            expected[_sqs_arn(topology.account(owner), dlq)] = {
+            expected[topology.sqs_arn(owner, dlq)] = {
                 "send": {("topic", topology.topic_arn(topic))},
                 "receive": set(),
             }
     return expected
-
-
-def _sqs_arn(account: Account, queue_name: str) -> str:
-    return f"arn:{account.partition}:sqs:{account.region}:{account.id}:{queue_name}"
 
 
 RelayEdge = tuple[str, str, str]
@@ -174,7 +169,7 @@ def actual_log_data_edges(report: AccessReport) -> set[LogDataEdge]:
     for bucket in logs["buckets"]:
         for grant in bucket["access"]:
             principals = grant["assumed_by"] or [grant["principal"]]
-            for kind in OBJECT_ACCESS:
+            for kind in ACTION_OF_PREFIX_ACCESS:
                 for prefix in grant[kind]:
                     for principal in principals:
                         source = next(iter(principal.values()))

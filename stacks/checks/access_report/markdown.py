@@ -23,7 +23,7 @@ def _describe(principal: Principal) -> str:
     return f"{kind} `{value}`"
 
 
-def _conditions(grant: Grant | KeyUser | PrefixGrant) -> str:
+def _conditions_text(grant: Grant | KeyUser | PrefixGrant) -> str:
     conditions = grant.get("conditions")
     if not conditions:
         return "none"
@@ -39,16 +39,16 @@ def _grant_table(rows: Sequence[tuple[str, Grant | KeyUser]]) -> list[str]:
     for access, grant in rows:
         lines.append(
             f"| {access} | {_describe(grant['principal'])} | "
-            f"{', '.join(grant['actions'])} | {_conditions(grant)} |"
+            f"{', '.join(grant['actions'])} | {_conditions_text(grant)} |"
         )
     return [*lines, ""]
 
 
-def _header(entry: QueueRecord | TopicRecord) -> str:
+def _owner_line(record: QueueRecord | TopicRecord) -> str:
     return (
-        f"Owner account `{entry['owner']}` (its IAM principals, by their own policies); "
-        f"encryption: {entry['encryption']}; "
-        f"non-TLS requests denied: {'yes' if entry['denies_insecure_transport'] else 'NO'}."
+        f"Owner account `{record['owner']}` (its IAM principals, by their own policies); "
+        f"encryption: {record['encryption']}; "
+        f"non-TLS requests denied: {'yes' if record['denies_insecure_transport'] else 'NO'}."
     )
 
 
@@ -58,7 +58,7 @@ def _yes_no(value: bool | None) -> str:
     return "yes" if value else "NO"
 
 
-def _admission(subscription_filter: SubscriptionFilterRecord) -> str:
+def _admission_text(subscription_filter: SubscriptionFilterRecord) -> str:
     """Whether the destination admits the log group; unknown both where the destination is
     outside the assembly and where its grants leave it open (an organization, a condition, one
     role of the account), so the two are told apart."""
@@ -67,7 +67,7 @@ def _admission(subscription_filter: SubscriptionFilterRecord) -> str:
     return _yes_no(subscription_filter["admitted"])
 
 
-def _prefixes(prefixes: Sequence[str]) -> str:
+def _prefixes_text(prefixes: Sequence[str]) -> str:
     return ", ".join(f"`{p or '(every key)'}`" for p in prefixes) or "-"
 
 
@@ -90,7 +90,7 @@ def _delivery_logs_markdown(logs: DeliveryLogsRecord) -> list[str]:
     ]
     lines += [
         f"| `{f['log_group']}` | {f['account']} | `{f['destination']}` | "
-        f"{_admission(f)} | {f['stack']} |"
+        f"{_admission_text(f)} | {f['stack']} |"
         for f in logs["subscription_filters"]
     ]
     lines += [
@@ -133,8 +133,8 @@ def _delivery_logs_markdown(logs: DeliveryLogsRecord) -> list[str]:
         lines += [
             f"| {_describe(g['principal'])} | "
             f"{', '.join(_describe(p) for p in g['assumed_by']) or '-'} | "
-            f"{_prefixes(g['read'])} | {_prefixes(g['write'])} | {_prefixes(g['delete'])} | "
-            f"{_conditions(g)} |"
+            f"{_prefixes_text(g['read'])} | {_prefixes_text(g['write'])} | "
+            f"{_prefixes_text(g['delete'])} | {_conditions_text(g)} |"
             for g in bucket["access"]
         ]
     return [*lines, ""]
@@ -149,7 +149,7 @@ def to_markdown(report: AccessReport) -> str:
         queue_rows: list[tuple[str, Grant | KeyUser]] = [("send", g) for g in q["send"]]
         queue_rows += [("receive", g) for g in q["receive"]]
         queue_rows += [("key", g) for g in q["key_users"]]
-        lines += [f"### `{q['queue']}`", "", _header(q), "", *_grant_table(queue_rows)]
+        lines += [f"### `{q['queue']}`", "", _owner_line(q), "", *_grant_table(queue_rows)]
     lines += ["## Topics", ""]
     for t in report["topics"]:
         topic_rows = [("publish", g) for g in t["publish"]]
@@ -158,7 +158,7 @@ def to_markdown(report: AccessReport) -> str:
         lines += [
             f"### `{t['topic']}`",
             "",
-            _header(t) + f" Delivery status logged for: {logged}.",
+            _owner_line(t) + f" Delivery status logged for: {logged}.",
             "",
             *_grant_table(topic_rows),
         ]

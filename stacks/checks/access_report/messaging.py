@@ -36,18 +36,21 @@ from stacks.checks.access_report.records import (
     TopicRecord,
 )
 
-PUBLISH_ACTIONS = frozenset({"sns:Publish", "sns:*"})
-SUBSCRIBE_ACTIONS = frozenset({"sns:Subscribe", "sns:*"})
-SEND_ACTIONS = frozenset({"sqs:SendMessage", "sqs:SendMessageBatch", "sqs:*"})
-RECEIVE_ACTIONS = frozenset(
+ACTIONS_THAT_SEND = frozenset({"sqs:SendMessage", "sqs:SendMessageBatch", "sqs:*"})
+ACTIONS_THAT_RECEIVE = frozenset(
     {"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:DeleteMessageBatch", "sqs:*"}
 )
+ACTIONS_THAT_PUBLISH = frozenset({"sns:Publish", "sns:*"})
+ACTIONS_THAT_SUBSCRIBE = frozenset({"sns:Subscribe", "sns:*"})
+"""The actions whose grant counts as sending, receiving, publishing or subscribing when a
+queue or topic policy is read: any one of them makes a statement a grant of that kind, reported
+with all its actions. (What the constructs grant senders is ``endpoint_queue.SEND_ACTIONS``.)"""
 
 
-def _queue_entry(stack: SynthesizedStack, logical_id: str) -> QueueRecord:
+def _queue_record(stack: SynthesizedStack, logical_id: str) -> QueueRecord:
     props = stack.template["Resources"][logical_id].get("Properties", {})
     kms_key = props.get("KmsMasterKeyId")
-    entry: QueueRecord = {
+    queue: QueueRecord = {
         "queue": stack.queue_arn(logical_id),
         "stack": stack.name,
         "owner": stack.account,
@@ -69,17 +72,17 @@ def _queue_entry(stack: SynthesizedStack, logical_id: str) -> QueueRecord:
             for principal in principals(statement.get("Principal", {})):
                 if principal == {"account": stack.account}:
                     continue
-                entry["key_users"].append(
+                queue["key_users"].append(
                     {
                         "principal": effective_principal(principal, conditions),
                         "actions": sorted(as_list(statement["Action"])),
                         "conditions": conditions,
                     }
                 )
-    return entry
+    return queue
 
 
-def _topic_entry(stack: SynthesizedStack, logical_id: str) -> TopicRecord:
+def _topic_record(stack: SynthesizedStack, logical_id: str) -> TopicRecord:
     props = stack.template["Resources"][logical_id].get("Properties", {})
     return {
         "topic": stack.topic_arn(logical_id),
@@ -93,7 +96,9 @@ def _topic_entry(stack: SynthesizedStack, logical_id: str) -> TopicRecord:
     }
 
 
-def _subscription_entry(stack: SynthesizedStack, resource: Mapping[str, Any]) -> SubscriptionRecord:
+def _subscription_record(
+    stack: SynthesizedStack, resource: Mapping[str, Any]
+) -> SubscriptionRecord:
     props = stack.resolve(resource["Properties"])
     return {
         "topic": props["TopicArn"],
@@ -107,8 +112,8 @@ def _subscription_entry(stack: SynthesizedStack, resource: Mapping[str, Any]) ->
     }
 
 
-def _relay_edges(stack: SynthesizedStack, resource: Mapping[str, Any]) -> list[RelayRecord]:
-    """The queue-to-queue edges of a relay function (from its ``RELAY_ROUTES``)."""
+def _relay_records(stack: SynthesizedStack, resource: Mapping[str, Any]) -> list[RelayRecord]:
+    """The queue-to-queue hops of a relay function (from its ``RELAY_ROUTES``)."""
     variables = resource.get("Properties", {}).get("Environment", {}).get("Variables", {})
     if ENV_ROUTES not in variables:
         return []
@@ -138,8 +143,8 @@ def _add_queue_grants(queue: QueueRecord, policy: Policy) -> None:
     if policy.denies_insecure_transport:
         queue["denies_insecure_transport"] = True
     for statement in policy.allows:
-        queue["send"] += action_grants(statement, SEND_ACTIONS)
-        queue["receive"] += action_grants(statement, RECEIVE_ACTIONS)
+        queue["send"] += action_grants(statement, ACTIONS_THAT_SEND)
+        queue["receive"] += action_grants(statement, ACTIONS_THAT_RECEIVE)
 
 
 def _add_topic_grants(topic: TopicRecord, policy: Policy) -> None:
@@ -147,8 +152,8 @@ def _add_topic_grants(topic: TopicRecord, policy: Policy) -> None:
     if policy.denies_insecure_transport:
         topic["denies_insecure_transport"] = True
     for statement in policy.allows:
-        topic["publish"] += action_grants(statement, PUBLISH_ACTIONS)
-        topic["subscribe"] += action_grants(statement, SUBSCRIBE_ACTIONS)
+        topic["publish"] += action_grants(statement, ACTIONS_THAT_PUBLISH)
+        topic["subscribe"] += action_grants(statement, ACTIONS_THAT_SUBSCRIBE)
 
 
 def read_messaging(stacks: Sequence[SynthesizedStack]) -> MessagingRecords:
@@ -166,16 +171,16 @@ def read_messaging(stacks: Sequence[SynthesizedStack]) -> MessagingRecords:
         for logical_id, resource in resources.items():
             if resource.get("Type") == "AWS::SQS::Queue":
                 queue_by_logical_id[logical_id] = queues.setdefault(
-                    stack.queue_arn(logical_id), _queue_entry(stack, logical_id)
+                    stack.queue_arn(logical_id), _queue_record(stack, logical_id)
                 )
             elif resource.get("Type") == "AWS::SNS::Topic":
                 topic_by_logical_id[logical_id] = topics.setdefault(
-                    stack.topic_arn(logical_id), _topic_entry(stack, logical_id)
+                    stack.topic_arn(logical_id), _topic_record(stack, logical_id)
                 )
             elif resource.get("Type") == "AWS::SNS::Subscription":
-                subscriptions.append(_subscription_entry(stack, resource))
+                subscriptions.append(_subscription_record(stack, resource))
             elif resource.get("Type") == "AWS::Lambda::Function":
-                relays.extend(_relay_edges(stack, resource))
+                relays.extend(_relay_records(stack, resource))
         for logical_id, resource in resources.items():
             props = resource.get("Properties", {})
             if resource.get("Type") == "AWS::SQS::QueuePolicy":
