@@ -51,7 +51,6 @@ class _Role:
     """An IAM role of the assembly with who may assume it and its Allow statements."""
 
     arn: str
-    stack: str
     assumed_by: list[Principal]
     statements: list[Statement]
 
@@ -83,7 +82,6 @@ def _roles(stacks: Sequence[SynthesizedStack]) -> dict[str, _Role]:
             trust = stack.resolve(props.get("AssumeRolePolicyDocument", {}), strict=False)
             role = _Role(
                 stack.role_arn(logical_id),
-                stack.name,
                 [
                     principal
                     for statement in as_list(trust.get("Statement", []))
@@ -106,7 +104,7 @@ def _roles(stacks: Sequence[SynthesizedStack]) -> dict[str, _Role]:
             for role_ref in props.get("Roles", []):
                 name = stack.resolve(role_ref, strict=False)
                 arn = stack.role_arn_named(name)
-                roles.setdefault(arn, _Role(arn, stack.name, [], [])).statements += statements
+                roles.setdefault(arn, _Role(arn, [], [])).statements += statements
     return roles
 
 
