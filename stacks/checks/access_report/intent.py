@@ -32,6 +32,8 @@ def principal_set(grants: Sequence[PrincipalRecord]) -> set[tuple[str, str]]:
 
 
 Access = dict[str, dict[str, set[tuple[str, str]]]]
+"""Per queue and topic ARN, per grant kind (``send`` and ``receive``, or ``publish`` and
+``subscribe``), the principals as ``(kind, value)`` pairs, as :func:`principal_set` gives them."""
 
 
 def expected_access(topology: Topology) -> Access:
