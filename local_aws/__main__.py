@@ -22,8 +22,8 @@ from local_aws.deployment import deploy_all
 from local_aws.inventory import read_inventory
 from local_aws.moto_server import MotoServer
 from local_aws.traffic import run_traffic
-from stacks import access_report, gates
 from stacks.app_builder import CDK_JSON
+from stacks.checks import access_report, gates
 from stacks.topology import Topology, TopologyError, load_topology
 
 T = TypeVar("T")

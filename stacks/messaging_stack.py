@@ -21,8 +21,8 @@ from constructs_lib import (
 )
 from constructs_lib.defaults import RELAY_SOURCE_VISIBILITY_TIMEOUT
 from constructs_lib.queue_naming import dead_letter_queue_name, ingress_queue_name
+from stacks.checks.resource_limit import ResourceLimit
 from stacks.delivery_log_stack import delivery_log_destination_arn
-from stacks.resource_limit import ResourceLimit
 from stacks.topology import Account, Endpoint, Topic, Topology, relay_role_name
 
 STACK_NAME_PREFIX = "Messaging-"

@@ -15,8 +15,8 @@ import pytest
 from pyspark.sql import SparkSession
 
 from local_aws.moto_server import MotoServer
-from stacks import gates
 from stacks.app_builder import topology_from_context
+from stacks.checks import gates
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -13,8 +13,8 @@ import pytest
 from local_aws.accounts import AccountCredentials
 from local_aws.cdk_cli import CDK_BIN
 from local_aws.inventory import AccountInventory, read_inventory
-from stacks import access_report
 from stacks.app_builder import topology_from_context
+from stacks.checks import access_report
 from stacks.topology import Topology
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,4 +1,5 @@
-"""The example app passes every gate, and the gates do catch what they are for."""
+"""The app: a stack per account with its outputs and no exports, app.py on a good and a bad
+topology, the alarms."""
 
 from __future__ import annotations
 
@@ -10,12 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aws_cdk import Stack
-from aws_cdk import aws_sqs as sqs
 
-from stacks import access_report, gates
-from stacks.app_builder import build_app, topology_from_context
-from stacks.resource_limit import CLOUDFORMATION_RESOURCE_LIMIT
+from stacks.app_builder import build_app
+from stacks.checks import gates
 from stacks.topology import parse_topology
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,37 +37,6 @@ def test_one_messaging_stack_per_account_and_the_analytics_stack_in_ops(
     }
 
 
-def test_cdk_nag_reports_no_unacknowledged_finding(example_assembly: Path) -> None:
-    report = json.loads((example_assembly / "validation-report.json").read_text())
-    assert [r for r in report["pluginReports"] if r.get("violations")] == []
-
-
-def test_cdk_nag_fails_the_synth_of_an_insecure_queue(tmp_path: Path) -> None:
-    app = build_app(
-        parse_topology(json.loads((ROOT / "cdk.json").read_text())["context"]["topology"]),
-        outdir=str(tmp_path),
-    )
-    sqs.Queue(Stack(app, "Insecure"), "NoDlqNoTls")
-    with pytest.raises(RuntimeError, match="AwsSolutions-SQS4"):
-        app.synth()
-    report = (tmp_path / "validation-report.json").read_text()
-    assert "AwsSolutions-SQS3" in report
-    assert "AwsSolutions-SQS4" in report
-
-
-def test_cfn_lint_finds_nothing(example_assembly: Path) -> None:
-    assert gates.cfn_lint(example_assembly) == []
-
-
-def test_cfn_lint_gate_reports_findings(tmp_path: Path) -> None:
-    bad = {
-        "Resources": {"Q": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": 7, "Bogus": 1}}}
-    }
-    (tmp_path / "Bad.template.json").write_text(json.dumps(bad))
-    with pytest.raises(gates.GateError, match="E3002"):
-        gates.require_clean_cfn_lint(tmp_path)
-
-
 def test_templates_use_no_cloudformation_exports(example_assembly: Path) -> None:
     for template in gates.templates(example_assembly):
         text = template.read_text()
@@ -83,101 +50,6 @@ def test_each_stack_outputs_its_transport_addresses(example_assembly: Path) -> N
     assert {"BillingTransportAddress", "BillingQueueUrl", "BillingDeadLetterQueueArn"} <= set(
         template["Outputs"]
     )
-
-
-def test_the_access_report_equals_the_topology_intent(example_assembly: Path) -> None:
-    report = access_report.build_report(example_assembly)
-    topology = topology_from_context(None)
-    assert access_report.actual_access(report) == access_report.expected_access(topology)
-    assert all(q["denies_insecure_transport"] for q in report["queues"])
-    assert all(t["denies_insecure_transport"] for t in report["topics"])
-
-
-def test_the_access_report_shows_the_relay_edges(example_assembly: Path) -> None:
-    report = access_report.build_report(example_assembly)
-    topology = topology_from_context(None)
-    assert access_report.actual_relay_edges(report) == access_report.expected_relay_edges(topology)
-    roles = {r["role"] for r in report["relays"] if r["direction"] == "outbound"}
-    assert roles == {
-        "arn:aws:iam::111111111111:role/messaging-relay-outbound-Sales",
-        "arn:aws:iam::222222222222:role/messaging-relay-outbound-Billing",
-    }
-    assert "## Relays (account bridge)" in access_report.to_markdown(report)
-
-
-def test_whoever_may_send_to_an_endpoint_queue_may_use_its_key(example_assembly: Path) -> None:
-    report = access_report.build_report(example_assembly)
-    topology = topology_from_context(None)
-    for endpoint in topology.all_queues:
-        queue = _queue(report, topology.queue_arn(endpoint))
-        assert access_report.principal_set(queue["key_users"]) == access_report.principal_set(
-            queue["send"]
-        ), endpoint.name
-
-
-def test_the_access_report_shows_topics_and_their_edges(example_assembly: Path) -> None:
-    report = access_report.build_report(example_assembly)
-    (topic,) = report["topics"]
-    assert topic["topic"] == "arn:aws:sns:us-east-1:222222222222:OrderBilled"
-    assert topic["logged_protocols"] == ["http/s", "sqs"]
-    (subscribe,) = topic["subscribe"]
-    assert subscribe["principal"] == {"account": "111111111111"}
-    assert subscribe["conditions"]["StringEquals"] == {"sns:Protocol": "sqs"}
-    edges = {(s["protocol"], s["endpoint"], s["stack"]) for s in report["subscriptions"]}
-    assert edges == {
-        ("sqs", "arn:aws:sqs:us-east-1:111111111111:Sales", "Messaging-Sales"),
-        ("https", "https://partner.example.com/sns/order-billed", "Messaging-Billing"),
-    }
-
-
-def _queue(report: dict[str, Any], arn: str) -> dict[str, Any]:
-    return dict(next(q for q in report["queues"] if q["queue"] == arn))
-
-
-def test_the_access_report_shows_organization_grants(
-    tmp_path: Path, document: dict[str, Any]
-) -> None:
-    document["accounts"][0]["organizationId"] = "o-a1b2c3d4e5"
-    document["routes"].append({"fromOrganization": "o-a1b2c3d4e5", "to": "Billing"})
-    topology = parse_topology(document)
-    gates.synth(topology, tmp_path)
-    report = access_report.build_report(tmp_path)
-    assert access_report.actual_access(report) == access_report.expected_access(topology)
-    billing = _queue(report, "arn:aws:sqs:us-east-1:222222222222:Billing")
-    (org_grant,) = [g for g in billing["send"] if "organization" in g["principal"]]
-    assert org_grant["conditions"] == {"StringEquals": {"aws:PrincipalOrgID": "o-a1b2c3d4e5"}}
-    markdown = access_report.to_markdown(report)
-    assert "organization `o-a1b2c3d4e5`" in markdown
-
-
-def test_the_access_report_cli_writes_json_and_markdown(
-    example_assembly: Path, tmp_path: Path
-) -> None:
-    code = access_report.main(
-        [
-            str(example_assembly),
-            "--json",
-            str(tmp_path / "a.json"),
-            "--markdown",
-            str(tmp_path / "a.md"),
-        ]
-    )
-    assert code == 0
-    assert json.loads((tmp_path / "a.json").read_text())["queues"]
-    assert "| send | account `111111111111` |" in (tmp_path / "a.md").read_text()
-
-
-def test_a_stack_over_the_resource_limit_fails_at_synth(
-    tmp_path: Path, document: dict[str, Any]
-) -> None:
-    per_endpoint = 5
-    count = CLOUDFORMATION_RESOURCE_LIMIT // per_endpoint + 1
-    document["endpoints"] += [{"name": f"E{i}", "account": "Billing"} for i in range(count)]
-    app = build_app(parse_topology(document), outdir=str(tmp_path), nag=False)
-    with pytest.raises(
-        RuntimeError, match=r"Messaging-Billing has \d+ resources; CloudFormation allows 500"
-    ):
-        app.synth()
 
 
 def test_app_py_stops_on_a_bad_topology_before_synth(

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from stacks import access_report, gates
 from stacks.app_builder import topology_from_context
+from stacks.checks import access_report, gates
 from stacks.topology import parse_topology
 
 pytestmark = pytest.mark.synth

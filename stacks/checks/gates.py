@@ -14,7 +14,7 @@ from pathlib import Path
 from stacks.app_builder import build_app
 from stacks.topology import Topology
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CFN_LINT_CONFIG = ROOT / ".cfnlintrc.yaml"
 
 

@@ -1,0 +1,193 @@
+"""What the topology means compared with what the templates grant: expected and actual
+access, relay hops and delivery-log edges in one comparable shape each, so a test asserts that
+the two are equal."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from constructs_lib.delivery_logged_topic import delivery_log_group_names
+from constructs_lib.queue_naming import (
+    dead_letter_queue_name,
+    ingress_queue_name,
+    subscription_dead_letter_queue_name,
+)
+from cross_account_runtime.delivery_report.bucket_layout import (
+    ERROR_PREFIX,
+    FIREHOSE_ERROR_PREFIX,
+    FIREHOSE_PREFIX,
+    LOG_PREFIX,
+    REPORT_PREFIX,
+    bucket_name,
+)
+from stacks.checks.access_report.delivery_logs import ACTION_OF_PREFIX_ACCESS
+from stacks.checks.access_report.records import AccessReport, PrincipalRecord
+from stacks.delivery_log_stack import delivery_log_destination_arn
+from stacks.topology import Topology
+
+
+def principal_set(grants: Sequence[PrincipalRecord]) -> set[tuple[str, str]]:
+    """The principals of a list of grants as comparable pairs."""
+    return {next(iter(g["principal"].items())) for g in grants}
+
+
+Access = dict[str, dict[str, set[tuple[str, str]]]]
+"""Per queue and topic ARN, per grant kind (``send`` and ``receive``, or ``publish`` and
+``subscribe``), the principals as ``(kind, value)`` pairs, as :func:`principal_set` gives them."""
+
+
+def expected_access(topology: Topology) -> Access:
+    """What the topology means: per queue and topic ARN, the principals of each grant kind.
+
+    Senders and publishers in the resource's own account are authorized by IAM, so they have
+    no policy grant; nobody outside the owner account may receive; an endpoint's DLQ grants
+    nobody; a queue subscribed to a topic admits that topic; a subscription's DLQ admits that
+    topic; other accounts may subscribe only their own queues.
+    """
+    expected: Access = {}
+    for queue in topology.all_queues:
+        send = {("account", a) for a in topology.cross_account_senders(queue)}
+        send |= {("organization", o) for o in topology.sender_organizations(queue)}
+        send |= {("topic", topology.topic_arn(t)) for t, _ in topology.queue_subscriptions(queue)}
+        expected[topology.queue_arn(queue)] = {"send": send, "receive": set()}
+        expected[topology.sqs_arn(queue.account, queue.dead_letter_queue_name)] = {
+            "send": set(),
+            "receive": set(),
+        }
+    for route in topology.relay_routes:
+        assert route.sender is not None
+        sender_account = topology.account(topology.endpoint(route.sender).account)
+        receiver = topology.endpoint(route.receiver)
+        shadow = receiver.queue_name
+        for name in (shadow, dead_letter_queue_name(shadow)):
+            expected[topology.sqs_arn(sender_account.name, name)] = {
+                "send": set(),
+                "receive": set(),
+            }
+        ingress = ingress_queue_name(receiver.queue_name)
+        role = ("role", topology.relay_role_arn(sender_account, "outbound"))
+        ingress_arn = topology.sqs_arn(receiver.account, ingress)
+        expected.setdefault(ingress_arn, {"send": set(), "receive": set()})["send"].add(role)
+        expected[topology.sqs_arn(receiver.account, dead_letter_queue_name(ingress))] = {
+            "send": set(),
+            "receive": set(),
+        }
+    for topic in topology.topics:
+        publish = {("account", a) for a in topology.cross_account_publishers(topic)}
+        publish |= {("organization", o) for o in topic.publisher_organizations}
+        subscribe = {("account", a) for a in topology.subscriber_accounts(topic)}
+        expected[topology.topic_arn(topic)] = {"publish": publish, "subscribe": subscribe}
+        for subscription in topic.subscriptions:
+            owner = (
+                topology.endpoint(subscription.endpoint).account
+                if subscription.endpoint
+                else topic.account
+            )
+            dlq = subscription_dead_letter_queue_name(topic.topic_name, subscription.name)
+            expected[topology.sqs_arn(owner, dlq)] = {
+                "send": {("topic", topology.topic_arn(topic))},
+                "receive": set(),
+            }
+    return expected
+
+
+RelayEdge = tuple[str, str, str]
+"""(direction, from, to) of a relay hop: ``outbound`` from a shadow queue to the remote ingress
+queue, ``inbound`` from the ingress queue to the endpoint queue."""
+
+
+def expected_relay_edges(topology: Topology) -> set[RelayEdge]:
+    """(direction, from, to) for every relay hop: shadow queue to the remote ingress queue,
+    ingress queue to the endpoint queue."""
+    edges: set[RelayEdge] = set()
+    for route in topology.relay_routes:
+        assert route.sender is not None
+        receiver = topology.endpoint(route.receiver)
+        sender_account = topology.endpoint(route.sender).account
+        ingress = topology.sqs_arn(receiver.account, ingress_queue_name(receiver.queue_name))
+        edges.add(("outbound", topology.sqs_arn(sender_account, receiver.queue_name), ingress))
+        edges.add(("inbound", ingress, topology.queue_arn(receiver)))
+    return edges
+
+
+def actual_relay_edges(report: AccessReport) -> set[RelayEdge]:
+    """The report's relay hops in the shape of :func:`expected_relay_edges`."""
+    return {(r["direction"], r["from"], r["to"]) for r in report["relays"]}
+
+
+LogDataEdge = tuple[str, str, str]
+"""(kind, from, to): ``subscription-filter`` (log group ARN to destination ARN), ``delivers``
+and ``delivers-errors`` (destination to the S3 location its Firehose stream writes records and
+failures to), and ``read``, ``write``, ``delete`` (the service assuming a role, or a
+bucket-policy principal, to an ``s3://bucket/prefix``)."""
+
+
+def expected_log_data_edges(topology: Topology) -> set[LogDataEdge]:
+    """Where the topology means delivery logs to go: each topic's success and failure log
+    groups to the analytics destination, through Firehose into the log prefix of the analytics
+    bucket (failures under the error prefix), written by Firehose only and read by the daily
+    job, which alone writes (and replaces) reports. Nothing without ``analytics``."""
+    destination = delivery_log_destination_arn(topology)
+    if topology.analytics is None or destination is None:
+        return set()
+    edges: set[LogDataEdge] = set()
+    for topic in topology.topics:
+        account = topology.account(topic.account)
+        for name in delivery_log_group_names(topic.topic_name, account.region, account.id):
+            log_group = (
+                f"arn:{account.partition}:logs:{account.region}:{account.id}:log-group:{name}"
+            )
+            edges.add(("subscription-filter", log_group, destination))
+    analytics = topology.account(topology.analytics.account)
+    bucket = f"s3://{bucket_name(analytics.id, analytics.region)}/"
+    firehose, job = "firehose.amazonaws.com", "emr-serverless.amazonaws.com"
+    return edges | {
+        ("delivers", destination, bucket + FIREHOSE_PREFIX),
+        ("delivers-errors", destination, bucket + FIREHOSE_ERROR_PREFIX),
+        ("write", firehose, bucket + LOG_PREFIX),
+        ("write", firehose, bucket + ERROR_PREFIX),
+        ("read", job, bucket + LOG_PREFIX),
+        ("read", job, bucket + REPORT_PREFIX),
+        ("write", job, bucket + REPORT_PREFIX),
+        ("delete", job, bucket + REPORT_PREFIX),
+    }
+
+
+def actual_log_data_edges(report: AccessReport) -> set[LogDataEdge]:
+    """The report's delivery-log edges in the shape of :func:`expected_log_data_edges`.
+
+    A destination whose target is not a Firehose stream of the assembly leads to the target's
+    ARN; a role is named by who assumes it, since CloudFormation names the roles.
+    """
+    logs = report["delivery_logs"]
+    edges: set[LogDataEdge] = {
+        ("subscription-filter", f["log_group"], f["destination"])
+        for f in logs["subscription_filters"]
+    }
+    for d in logs["destinations"]:
+        edges.add(("delivers", d["destination"], d["location"] or d["target"]))
+        if d["error_location"]:
+            edges.add(("delivers-errors", d["destination"], d["error_location"]))
+    for bucket in logs["buckets"]:
+        for grant in bucket["access"]:
+            principals = grant["assumed_by"] or [grant["principal"]]
+            for kind in ACTION_OF_PREFIX_ACCESS:
+                for prefix in grant[kind]:
+                    for principal in principals:
+                        source = next(iter(principal.values()))
+                        edges.add((kind, source, f"s3://{bucket['bucket']}/{prefix}"))
+    return edges
+
+
+def actual_access(report: AccessReport) -> Access:
+    """The report reduced to the same shape as :func:`expected_access`."""
+    actual: Access = {
+        q["queue"]: {"send": principal_set(q["send"]), "receive": principal_set(q["receive"])}
+        for q in report["queues"]
+    }
+    for t in report["topics"]:
+        actual[t["topic"]] = {
+            "publish": principal_set(t["publish"]),
+            "subscribe": principal_set(t["subscribe"]),
+        }
+    return actual

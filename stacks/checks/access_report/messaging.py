@@ -1,0 +1,201 @@
+"""The messaging part of the report: every queue and topic with who may send, receive, publish
+and subscribe and who may use its key, every subscription (topic to endpoint), and every relay
+hop (queue to queue across accounts).
+
+Local AWS (moto) neither stores queue policies nor enforces them, so who may send to and
+receive from each queue is checked statically, from the policies as the templates write them,
+with every grant's conditions.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from cross_account_runtime.relay.config import (
+    ENV_DIRECTION,
+    ENV_ROUTES,
+    ROUTE_DEAD_LETTER_QUEUE,
+    ROUTE_DESTINATION,
+)
+from stacks.checks.access_report.assembly import SynthesizedStack
+from stacks.checks.access_report.policies import (
+    Policy,
+    action_grants,
+    as_list,
+    effective_principal,
+    principals,
+    read_policy,
+)
+from stacks.checks.access_report.records import (
+    MessagingRecords,
+    QueueRecord,
+    RelayRecord,
+    SubscriptionRecord,
+    TopicRecord,
+)
+
+ACTIONS_THAT_SEND = frozenset({"sqs:SendMessage", "sqs:SendMessageBatch", "sqs:*"})
+ACTIONS_THAT_RECEIVE = frozenset(
+    {"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:DeleteMessageBatch", "sqs:*"}
+)
+ACTIONS_THAT_PUBLISH = frozenset({"sns:Publish", "sns:*"})
+ACTIONS_THAT_SUBSCRIBE = frozenset({"sns:Subscribe", "sns:*"})
+"""The actions whose grant counts as sending, receiving, publishing or subscribing when a
+queue or topic policy is read: any one of them makes a statement a grant of that kind, reported
+with all its actions. (What the constructs grant senders is ``endpoint_queue.SEND_ACTIONS``.)"""
+
+
+def _queue_record(stack: SynthesizedStack, logical_id: str) -> QueueRecord:
+    props = stack.template["Resources"][logical_id].get("Properties", {})
+    kms_key = props.get("KmsMasterKeyId")
+    queue: QueueRecord = {
+        "queue": stack.queue_arn(logical_id),
+        "stack": stack.name,
+        "owner": stack.account,
+        "encryption": "kms" if kms_key else "sqs-managed",
+        "send": [],
+        "receive": [],
+        "denies_insecure_transport": False,
+        "key_users": [],
+    }
+    if isinstance(kms_key, Mapping) and "Fn::GetAtt" in kms_key:
+        key_id = kms_key["Fn::GetAtt"][0]
+        key_policy = stack.resolve(
+            stack.template["Resources"][key_id]["Properties"].get("KeyPolicy", {})
+        )
+        for statement in as_list(key_policy.get("Statement", [])):
+            if statement.get("Effect") != "Allow":
+                continue
+            conditions = statement.get("Condition", {})
+            for principal in principals(statement.get("Principal", {})):
+                if principal == {"account": stack.account}:
+                    continue
+                queue["key_users"].append(
+                    {
+                        "principal": effective_principal(principal, conditions),
+                        "actions": sorted(as_list(statement["Action"])),
+                        "conditions": conditions,
+                    }
+                )
+    return queue
+
+
+def _topic_record(stack: SynthesizedStack, logical_id: str) -> TopicRecord:
+    props = stack.template["Resources"][logical_id].get("Properties", {})
+    return {
+        "topic": stack.topic_arn(logical_id),
+        "stack": stack.name,
+        "owner": stack.account,
+        "encryption": "kms" if props.get("KmsMasterKeyId") else "none",
+        "logged_protocols": sorted(c["Protocol"] for c in props.get("DeliveryStatusLogging", [])),
+        "publish": [],
+        "subscribe": [],
+        "denies_insecure_transport": False,
+    }
+
+
+def _subscription_record(
+    stack: SynthesizedStack, resource: Mapping[str, Any]
+) -> SubscriptionRecord:
+    props = stack.resolve(resource["Properties"])
+    return {
+        "topic": props["TopicArn"],
+        "stack": stack.name,
+        "protocol": props["Protocol"],
+        "endpoint": props["Endpoint"],
+        "dead_letter_queue": props.get("RedrivePolicy", {}).get("deadLetterTargetArn"),
+        "raw_message_delivery": bool(props.get("RawMessageDelivery", False)),
+        "filter_policy": props.get("FilterPolicy"),
+        "delivery_policy": props.get("DeliveryPolicy"),
+    }
+
+
+def _relay_records(stack: SynthesizedStack, resource: Mapping[str, Any]) -> list[RelayRecord]:
+    """The queue-to-queue hops of a relay function (from its ``RELAY_ROUTES``)."""
+    variables = resource.get("Properties", {}).get("Environment", {}).get("Variables", {})
+    if ENV_ROUTES not in variables:
+        return []
+    routes = json.loads(stack.resolve(variables[ENV_ROUTES]))
+    role = stack.resolve(resource["Properties"]["Role"])
+    return [
+        {
+            "direction": variables[ENV_DIRECTION],
+            "stack": stack.name,
+            "role": role,
+            "from": source,
+            "to": route[ROUTE_DESTINATION],
+            "dead_letter_queue": route[ROUTE_DEAD_LETTER_QUEUE],
+        }
+        for source, route in routes.items()
+    ]
+
+
+def _policy(stack: SynthesizedStack, logical_id: str) -> Policy:
+    """A queue or topic policy resource's document, read."""
+    document = stack.template["Resources"][logical_id]["Properties"]["PolicyDocument"]
+    return read_policy(stack.resolve(document), f"{stack.name}: {logical_id}")
+
+
+def _add_queue_grants(queue: QueueRecord, policy: Policy) -> None:
+    """Who may send and receive by ``policy``; whether it denies non-TLS requests."""
+    if policy.denies_insecure_transport:
+        queue["denies_insecure_transport"] = True
+    for statement in policy.allows:
+        queue["send"] += action_grants(statement, ACTIONS_THAT_SEND)
+        queue["receive"] += action_grants(statement, ACTIONS_THAT_RECEIVE)
+
+
+def _add_topic_grants(topic: TopicRecord, policy: Policy) -> None:
+    """Who may publish and subscribe by ``policy``; whether it denies non-TLS requests."""
+    if policy.denies_insecure_transport:
+        topic["denies_insecure_transport"] = True
+    for statement in policy.allows:
+        topic["publish"] += action_grants(statement, ACTIONS_THAT_PUBLISH)
+        topic["subscribe"] += action_grants(statement, ACTIONS_THAT_SUBSCRIBE)
+
+
+def read_messaging(stacks: Sequence[SynthesizedStack]) -> MessagingRecords:
+    """Every queue and topic of the assembly: who may send, receive, publish and subscribe,
+    who may use each key, every subscription (the topic-to-endpoint edges) and every relay
+    hop."""
+    queues: dict[str, QueueRecord] = {}
+    topics: dict[str, TopicRecord] = {}
+    subscriptions: list[SubscriptionRecord] = []
+    relays: list[RelayRecord] = []
+    for stack in stacks:
+        resources = stack.template.get("Resources", {})
+        queue_by_logical_id: dict[str, QueueRecord] = {}
+        topic_by_logical_id: dict[str, TopicRecord] = {}
+        for logical_id, resource in resources.items():
+            if resource.get("Type") == "AWS::SQS::Queue":
+                queue_by_logical_id[logical_id] = queues.setdefault(
+                    stack.queue_arn(logical_id), _queue_record(stack, logical_id)
+                )
+            elif resource.get("Type") == "AWS::SNS::Topic":
+                topic_by_logical_id[logical_id] = topics.setdefault(
+                    stack.topic_arn(logical_id), _topic_record(stack, logical_id)
+                )
+            elif resource.get("Type") == "AWS::SNS::Subscription":
+                subscriptions.append(_subscription_record(stack, resource))
+            elif resource.get("Type") == "AWS::Lambda::Function":
+                relays.extend(_relay_records(stack, resource))
+        for logical_id, resource in resources.items():
+            props = resource.get("Properties", {})
+            if resource.get("Type") == "AWS::SQS::QueuePolicy":
+                for ref in props["Queues"]:
+                    queue = queue_by_logical_id[ref["Ref"]]
+                    _add_queue_grants(queue, _policy(stack, logical_id))
+            elif resource.get("Type") == "AWS::SNS::TopicPolicy":
+                for ref in props["Topics"]:
+                    topic = topic_by_logical_id[ref["Ref"]]
+                    _add_topic_grants(topic, _policy(stack, logical_id))
+    return {
+        "queues": [queues[arn] for arn in sorted(queues)],
+        "topics": [topics[arn] for arn in sorted(topics)],
+        "subscriptions": sorted(
+            subscriptions, key=lambda s: (s["topic"], s["protocol"], str(s["endpoint"]))
+        ),
+        "relays": sorted(relays, key=lambda r: (r["from"], r["to"])),
+    }

@@ -1,0 +1,82 @@
+"""The access report of the messaging resources: who may send to, receive from and use the key
+of each queue, who may publish to and subscribe to each topic, every subscription and every relay
+hop, equal to the topology's intent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from stacks.app_builder import topology_from_context
+from stacks.checks import access_report, gates
+from stacks.checks.access_report.records import AccessReport, QueueRecord
+from stacks.topology import parse_topology
+
+pytestmark = pytest.mark.synth
+
+
+def test_the_access_report_equals_the_topology_intent(example_assembly: Path) -> None:
+    report = access_report.build_report(example_assembly)
+    topology = topology_from_context(None)
+    assert access_report.actual_access(report) == access_report.expected_access(topology)
+    assert all(q["denies_insecure_transport"] for q in report["queues"])
+    assert all(t["denies_insecure_transport"] for t in report["topics"])
+
+
+def test_the_access_report_shows_the_relay_edges(example_assembly: Path) -> None:
+    report = access_report.build_report(example_assembly)
+    topology = topology_from_context(None)
+    assert access_report.actual_relay_edges(report) == access_report.expected_relay_edges(topology)
+    roles = {r["role"] for r in report["relays"] if r["direction"] == "outbound"}
+    assert roles == {
+        "arn:aws:iam::111111111111:role/messaging-relay-outbound-Sales",
+        "arn:aws:iam::222222222222:role/messaging-relay-outbound-Billing",
+    }
+    assert "## Relays (account bridge)" in access_report.to_markdown(report)
+
+
+def test_whoever_may_send_to_an_endpoint_queue_may_use_its_key(example_assembly: Path) -> None:
+    report = access_report.build_report(example_assembly)
+    topology = topology_from_context(None)
+    for endpoint in topology.all_queues:
+        queue = _queue(report, topology.queue_arn(endpoint))
+        assert access_report.principal_set(queue["key_users"]) == access_report.principal_set(
+            queue["send"]
+        ), endpoint.name
+
+
+def test_the_access_report_shows_topics_and_their_edges(example_assembly: Path) -> None:
+    report = access_report.build_report(example_assembly)
+    (topic,) = report["topics"]
+    assert topic["topic"] == "arn:aws:sns:us-east-1:222222222222:OrderBilled"
+    assert topic["logged_protocols"] == ["http/s", "sqs"]
+    (subscribe,) = topic["subscribe"]
+    assert subscribe["principal"] == {"account": "111111111111"}
+    assert subscribe["conditions"]["StringEquals"] == {"sns:Protocol": "sqs"}
+    edges = {(s["protocol"], s["endpoint"], s["stack"]) for s in report["subscriptions"]}
+    assert edges == {
+        ("sqs", "arn:aws:sqs:us-east-1:111111111111:Sales", "Messaging-Sales"),
+        ("https", "https://partner.example.com/sns/order-billed", "Messaging-Billing"),
+    }
+
+
+def _queue(report: AccessReport, arn: str) -> QueueRecord:
+    return next(q for q in report["queues"] if q["queue"] == arn)
+
+
+def test_the_access_report_shows_organization_grants(
+    tmp_path: Path, document: dict[str, Any]
+) -> None:
+    document["accounts"][0]["organizationId"] = "o-a1b2c3d4e5"
+    document["routes"].append({"fromOrganization": "o-a1b2c3d4e5", "to": "Billing"})
+    topology = parse_topology(document)
+    gates.synth(topology, tmp_path)
+    report = access_report.build_report(tmp_path)
+    assert access_report.actual_access(report) == access_report.expected_access(topology)
+    billing = _queue(report, "arn:aws:sqs:us-east-1:222222222222:Billing")
+    (org_grant,) = [g for g in billing["send"] if "organization" in g["principal"]]
+    assert org_grant["conditions"] == {"StringEquals": {"aws:PrincipalOrgID": "o-a1b2c3d4e5"}}
+    markdown = access_report.to_markdown(report)
+    assert "organization `o-a1b2c3d4e5`" in markdown
