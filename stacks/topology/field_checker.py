@@ -6,7 +6,7 @@ A topology is one large document; reporting every problem at once, each with its
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from typing import Any
 
 
@@ -33,6 +33,20 @@ class FieldChecker:
             self.fail(path, f"must be a list, got {type(value).__name__}")
             return []
         return value
+
+    def objects(
+        self, value: Any, path: str, allowed: Iterable[str] | None = None
+    ) -> Iterator[tuple[str, Mapping[str, Any]]]:
+        """``(path, item)`` for each item of the list at ``value`` that is an object, its
+        fields checked against ``allowed`` when given; every other item is a problem."""
+        for index, item in enumerate(self.array(value, path)):
+            item_path = f"{path}[{index}]"
+            obj = self.obj(item, item_path)
+            if obj is None:
+                continue
+            if allowed is not None:
+                self.unknown_keys(obj, allowed, item_path)
+            yield item_path, obj
 
     def string(
         self, obj: Mapping[str, Any], key: str, path: str, *, required: bool = True

@@ -144,12 +144,7 @@ def _parse_accounts(check: FieldChecker, raw: Any) -> list[Account]:
     accounts: list[Account] = []
     seen_names: set[str] = set()
     seen_ids: set[str] = set()
-    for i, item in enumerate(check.array(raw, "topology.accounts")):
-        path = f"topology.accounts[{i}]"
-        obj = check.obj(item, path)
-        if obj is None:
-            continue
-        check.unknown_keys(obj, _ACCOUNT_KEYS, path)
+    for path, obj in check.objects(raw, "topology.accounts", _ACCOUNT_KEYS):
         name = check.string(obj, "name", path)
         account_id = check.string(obj, "id", path)
         region = check.string(obj, "region", path)
@@ -267,11 +262,7 @@ def _parse_endpoints(check: FieldChecker, raw: Any, account_names: set[str]) -> 
         return []
     endpoints: list[Endpoint] = []
     seen: set[str] = set()
-    for i, item in enumerate(check.array(raw, "topology.endpoints")):
-        path = f"topology.endpoints[{i}]"
-        obj = check.obj(item, path)
-        if obj is None:
-            continue
+    for path, obj in check.objects(raw, "topology.endpoints"):
         endpoint = _parse_queue(check, obj, path, account_names, is_error_queue=False)
         if endpoint is None:
             continue
@@ -351,12 +342,7 @@ def _parse_routes(
     endpoint_names = set(accounts_of)
     routes: list[Route] = []
     seen: set[Route] = set()
-    for i, item in enumerate(check.array(raw, "topology.routes")):
-        path = f"topology.routes[{i}]"
-        obj = check.obj(item, path)
-        if obj is None:
-            continue
-        check.unknown_keys(obj, _ROUTE_KEYS, path)
+    for path, obj in check.objects(raw, "topology.routes", _ROUTE_KEYS):
         receiver = check.string(obj, "to", path)
         sender = check.string(obj, "from", path, required=False)
         org = check.string(obj, "fromOrganization", path, required=False)

@@ -92,12 +92,7 @@ def parse_topics(
     """
     topics: list[Topic] = []
     seen: set[tuple[str, str]] = set()
-    for i, item in enumerate(check.array(raw, "topology.topics")):
-        path = f"topology.topics[{i}]"
-        obj = check.obj(item, path)
-        if obj is None:
-            continue
-        check.unknown_keys(obj, _TOPIC_KEYS, path)
+    for path, obj in check.objects(raw, "topology.topics", _TOPIC_KEYS):
         name = check.string(obj, "name", path)
         account = check.reference(obj, "account", path, account_ids, "account")
         fifo = check.boolean(obj, "fifo", path, False)
@@ -194,11 +189,7 @@ def _parse_subscriptions(
     scope = _Scope(check, topic_account_id, endpoints, fifo)
     result: list[TopicSubscription] = []
     names: set[str] = set()
-    for k, item in enumerate(check.array(raw, f"{topic_path}.subscriptions")):
-        path = f"{topic_path}.subscriptions[{k}]"
-        obj = check.obj(item, path)
-        if obj is None:
-            continue
+    for path, obj in check.objects(raw, f"{topic_path}.subscriptions"):
         protocol = check.string(obj, "protocol", path)
         name = check.string(obj, "name", path)
         if protocol not in PROTOCOLS:
