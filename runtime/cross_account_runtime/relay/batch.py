@@ -73,7 +73,7 @@ from cross_account_runtime.nservicebus.arn_header import (
 from cross_account_runtime.nservicebus.transport_address import AddressError, parse_queue_arn
 from cross_account_runtime.nservicebus.wire_format import (
     HEADERS_ATTRIBUTE,
-    MessageFormatError,
+    WireFormatError,
     read_headers,
     wire_form,
     write_headers,
@@ -258,10 +258,10 @@ def _nservicebus_headers(record: Mapping[str, Any]) -> dict[str, str] | None:
     """The record's NServiceBus headers, or ``None`` for a native message (forwarded as is)."""
     try:
         return read_headers(record)
-    except MessageFormatError as error:
+    except WireFormatError as error:
         try:
             native = wire_form(record) == "native"
-        except MessageFormatError:
+        except WireFormatError:
             native = False
         if native:
             return None
