@@ -9,7 +9,6 @@ destination's key only if the key carries that queue's alias.
 
 from __future__ import annotations
 
-import enum
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -30,24 +29,25 @@ from cross_account_runtime.relay.config import (
     ENV_DIRECTION,
     ENV_LOCAL_ENDPOINTS,
     ENV_ROUTES,
-    INBOUND,
-    OUTBOUND,
     ROUTE_DEAD_LETTER_QUEUE,
     ROUTE_DESTINATION,
+    RelayDirection,
 )
+
+__all__ = [
+    "RELAY_TIMEOUT",
+    "SEND_KEY_ACTIONS",
+    "SOURCE_VISIBILITY_TIMEOUT",
+    "CrossAccountRelay",
+    "RelayDirection",
+    "RelayRoute",
+]
 
 SEND_KEY_ACTIONS = ("kms:GenerateDataKey", "kms:Decrypt")
 RELAY_TIMEOUT = Duration.seconds(60)
 SOURCE_VISIBILITY_TIMEOUT = Duration.seconds(6 * 60)
 """Lambda's advice for SQS event sources: six times the function timeout, so a message being
 retried inside one invocation does not become visible to another."""
-
-
-class RelayDirection(enum.Enum):
-    """Which side of the account boundary a relay works on."""
-
-    OUTBOUND = OUTBOUND
-    INBOUND = INBOUND
 
 
 @dataclass(frozen=True)
@@ -131,7 +131,7 @@ class CrossAccountRelay(Construct):
             self,
             role=self.role,
             log_group=self.log_group,
-            handler="cross_account_runtime.relay.batch.handler",
+            handler="cross_account_runtime.relay.lambda_handler.handler",
             code=runtime_code(),
             memory_size=256,
             timeout=RELAY_TIMEOUT,
