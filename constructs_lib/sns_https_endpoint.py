@@ -19,14 +19,14 @@ from constructs import Construct
 from constructs_lib.delivery_logged_topic import DeliveryLoggedTopic
 from constructs_lib.lambda_function import role_with_own_logs, runtime_function
 from constructs_lib.lambda_packaging import dependencies_layer, runtime_code
+from cross_account_runtime.common.json_log import ENV_SERVICE_NAME
 from cross_account_runtime.delivery_policy.policy import HttpDeliveryPolicy
-from cross_account_runtime.sns_endpoint.receiver import (
+from cross_account_runtime.sns_endpoint.config import (
     DEFAULT_REPLAY_WINDOW_SECONDS,
     ENV_ALLOWED_TOPIC_ARNS,
     ENV_DEDUPE_TABLE,
     ENV_HANDLER,
     ENV_REPLAY_WINDOW_SECONDS,
-    ENV_SERVICE_NAME,
 )
 
 CRYPTOGRAPHY_REQUIREMENT = "cryptography==50.0.2"
@@ -105,7 +105,7 @@ class SnsHttpsEndpoint(Construct):
             self,
             role=self.role,
             log_group=self.log_group,
-            handler="cross_account_runtime.sns_endpoint.receiver.handler",
+            handler="cross_account_runtime.sns_endpoint.lambda_handler.handler",
             code=runtime_code(extra),
             layers=[dependencies_layer(self, "Cryptography", [CRYPTOGRAPHY_REQUIREMENT])],
             memory_size=memory_size,
