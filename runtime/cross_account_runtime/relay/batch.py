@@ -1,8 +1,9 @@
 """The relay's batch processor: a Lambda SQS event in, a partial batch response out.
 
-Each record goes through the pure core (:func:`cross_account_runtime.relay.decision.relay_message`)
-and what it decides is sent (:mod:`cross_account_runtime.relay.sending`). The processor owns what
-is about the batch, as Powertools for AWS Lambda's batch processor does for its handlers:
+Each record goes through the pure core
+(:func:`cross_account_runtime.relay.decision.relay_message`) and what it decides is sent
+(:mod:`cross_account_runtime.relay.sending`). The processor owns what is about the batch, as
+Powertools for AWS Lambda's batch processor does for its record handlers:
 
 * **Failure semantics.** A message is acknowledged (left out of ``batchItemFailures``, so Lambda
   deletes it) only after SQS accepted a send of it, to its destination or to its dead-letter

@@ -1,14 +1,14 @@
 """The relay's pure core: what to do with one Lambda SQS record, decided without any I/O.
 
-:func:`relay_message` reads a record and the :class:`~cross_account_runtime.relay.config.RelayConfig`
-and returns a :class:`Decision`: the ``SendMessage`` request for the record's destination, with
-the NServiceBus headers stamped (outbound,
-:func:`cross_account_runtime.nservicebus.arn_header.stamp_outgoing`) or substituted (inbound,
-:func:`cross_account_runtime.nservicebus.arn_header.substitute_incoming`) in whichever wire form
-the message has (:mod:`cross_account_runtime.nservicebus.wire_format`); or, for a record it
-refuses, the original message for its source queue's dead-letter queue. A message without
-NServiceBus headers is forwarded unchanged. The body, the message attributes, the X-Ray trace
-header and the message group are kept.
+:func:`relay_message` reads a record and the relay's
+:class:`~cross_account_runtime.relay.config.RelayConfig` and returns a :class:`Decision`: the
+``SendMessage`` request for the record's destination, with the NServiceBus headers stamped
+(outbound, :func:`cross_account_runtime.nservicebus.arn_header.stamp_outgoing`) or
+substituted (inbound, :func:`cross_account_runtime.nservicebus.arn_header.substitute_incoming`)
+in whichever wire form the message has (:mod:`cross_account_runtime.nservicebus.wire_format`);
+or, for a record it refuses, the original message for its source queue's dead-letter queue. A
+message without NServiceBus headers is forwarded unchanged. The body, the message attributes,
+the X-Ray trace header and the message group are kept.
 
 Refusals are deterministic (a malformed ARN header, headers that cannot be read or stamped, a
 message too large once rewritten), so retrying them would only delay the verdict: the refused

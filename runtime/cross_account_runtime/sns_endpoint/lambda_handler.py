@@ -1,7 +1,9 @@
-"""The SNS endpoint's Lambda entry point: ``cross_account_runtime.sns_endpoint.lambda_handler.handler``.
+"""The SNS endpoint's Lambda entry point:
+``cross_account_runtime.sns_endpoint.lambda_handler.handler``.
 
-Thin on purpose: it builds the :class:`~cross_account_runtime.sns_endpoint.receiver.SnsHttpsReceiver`
-from the environment (:mod:`cross_account_runtime.sns_endpoint.config`, and the handler named by
+Thin on purpose: it builds the
+:class:`~cross_account_runtime.sns_endpoint.receiver.SnsHttpsReceiver` from the environment
+(:mod:`cross_account_runtime.sns_endpoint.config`, and the handler named by
 ``SNS_ENDPOINT_HANDLER``) on a container's first delivery, keeps it, with its certificate cache
 and DynamoDB client, for the container's life, and hands it each event. Everything it checks
 and answers lives in :mod:`~cross_account_runtime.sns_endpoint.receiver`, which tests drive
