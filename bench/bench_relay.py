@@ -2,16 +2,18 @@
 
 Prints one JSON object:
 
-- ``handler_us_per_message``: the Lambda handler (:class:`cross_account_runtime.relay.batch.Relay`) on batches of
-  10 records of 20 NServiceBus headers each, with a send function that records the request
+- ``handler_us_per_message``: the relay's batch processor
+  (:class:`cross_account_runtime.relay.batch.Relay`, what the Lambda entry point calls) on batches
+  of 10 records of 20 NServiceBus headers each, with a send function that records the request
   instead of calling SQS (so no network is measured) and the JSON log lines written to
   ``/dev/null``; for outbound stamping in both wire forms, inbound substitution, and a native
-  message passing through. ``core_us_per_message`` is :func:`cross_account_runtime.relay.batch.relay_message` alone
-  on the same records;
-- ``cold_import``: in fresh interpreters (median and best of several), importing
-  ``cross_account_runtime.relay.batch`` alone, and importing it and creating the first SQS client (which imports
-  boto3 and loads the SQS model; no request is made), each with the runtime's bytecode cached
-  and compiled from source;
+  message passing through. ``core_us_per_message`` is the pure core
+  (:func:`cross_account_runtime.relay.decision.relay_message`) alone on the same records;
+- ``cold_import``: in fresh interpreters (median and best of several), importing the Lambda
+  entry module ``cross_account_runtime.relay.lambda_handler`` (and with it everything it runs)
+  alone, and importing it and creating the first SQS client (which imports boto3 and loads the
+  SQS model; no request is made), each with the runtime's bytecode cached and compiled from
+  source;
 - ``machine``: ``nproc`` and ``lscpu``'s model name.
 """
 
@@ -30,8 +32,9 @@ import bench_support
 from cross_account_runtime.common.json_log import JsonLogger
 from cross_account_runtime.nservicebus.arn_header import stamp_outgoing
 from cross_account_runtime.nservicebus.wire_format import HEADERS_ATTRIBUTE
-from cross_account_runtime.relay.batch import Relay, relay_message
+from cross_account_runtime.relay.batch import Relay
 from cross_account_runtime.relay.config import RelayConfig
+from cross_account_runtime.relay.decision import relay_message
 
 LOCAL_ADDRESS = "Sales"
 SALES_ARN = "arn:aws:sqs:us-east-1:111111111111:Sales"
@@ -233,12 +236,15 @@ def import_milliseconds(code: str, *, bytecode_cached: bool) -> dict[str, float]
 
 def cold_import_figures() -> dict[str, dict[str, dict[str, float]]]:
     module_only = (
-        "import time; start = time.perf_counter(); import cross_account_runtime.relay.batch; "
+        "import time; start = time.perf_counter(); "
+        "import cross_account_runtime.relay.lambda_handler; "
         "print(time.perf_counter() - start)"
     )
     with_client = (
-        "import time; start = time.perf_counter(); import cross_account_runtime.relay.batch; "
-        "cross_account_runtime.relay.batch.create_sqs_client('us-east-1'); print(time.perf_counter() - start)"
+        "import time; start = time.perf_counter(); "
+        "import cross_account_runtime.relay.lambda_handler; "
+        "from cross_account_runtime.relay.sending import create_sqs_client; "
+        "create_sqs_client('us-east-1'); print(time.perf_counter() - start)"
     )
     return {
         label: {

@@ -5,8 +5,10 @@ Prints one JSON object:
 - ``verifications_per_second``: :func:`cross_account_runtime.sns_endpoint.signature.verify` on one thread with a warm
   certificate cache (the steady state of a Lambda container), SignatureVersion 1 and 2, with a
   2048-bit RSA certificate like SNS's;
-- ``cold_import_ms``: importing ``cross_account_runtime.sns_endpoint.receiver`` in a fresh interpreter, measured
-  inside it (median of several runs), and the whole process's wall time for comparison.
+- ``cold_import_ms``: importing the Lambda entry module
+  ``cross_account_runtime.sns_endpoint.lambda_handler`` (and with it everything it runs) in a
+  fresh interpreter, measured inside it (median of several runs), and the whole process's wall
+  time for comparison.
 """
 
 from __future__ import annotations
@@ -92,9 +94,10 @@ def verifications_per_second(message: dict[str, Any], certificate_pem: bytes) ->
 
 
 def cold_import() -> dict[str, float]:
-    """Median import time of the handler module, and of the whole process, in fresh ones."""
+    """Median import time of the entry module, and of the whole process, in fresh ones."""
     probe = (
-        "import time; t = time.perf_counter(); import cross_account_runtime.sns_endpoint.receiver; "
+        "import time; t = time.perf_counter(); "
+        "import cross_account_runtime.sns_endpoint.lambda_handler; "
         "print((time.perf_counter() - t) * 1000)"
     )
     imports, processes = [], []

@@ -1,4 +1,4 @@
-"""``CrossAccountRelay``: the Lambda relay of the account bridge (:mod:`cross_account_runtime.relay.batch`).
+"""``CrossAccountRelay``: the Lambda relay of the account bridge (:mod:`cross_account_runtime.relay`).
 
 An outbound relay reads shadow queues in the sender's account and forwards to ingress queues
 in other accounts, stamping the ARN header; an inbound relay reads ingress queues and delivers
@@ -9,7 +9,6 @@ destination's key only if the key carries that queue's alias.
 
 from __future__ import annotations
 
-import enum
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -36,22 +35,16 @@ from cross_account_runtime.relay.config import (
     ENV_DIRECTION,
     ENV_LOCAL_ENDPOINTS,
     ENV_ROUTES,
-    INBOUND,
-    OUTBOUND,
     ROUTE_DEAD_LETTER_QUEUE,
     ROUTE_DESTINATION,
+    RelayDirection,
 )
+
+__all__ = ["CrossAccountRelay", "RelayDirection", "RelayRoute"]
 
 SEND_KEY_ACTIONS = ("kms:GenerateDataKey", "kms:Decrypt")
 """What the relay needs on a destination's key (and its own queues' keys) to send."""
 RELAY_MEMORY_MB = 256
-
-
-class RelayDirection(enum.StrEnum):
-    """Which side of the account boundary a relay works on."""
-
-    OUTBOUND = OUTBOUND
-    INBOUND = INBOUND
 
 
 @dataclass(frozen=True)
@@ -140,7 +133,7 @@ class CrossAccountRelay(Construct):
             self,
             role=self.role,
             log_group=self.log_group,
-            handler="cross_account_runtime.relay.batch.handler",
+            handler="cross_account_runtime.relay.lambda_handler.handler",
             code=runtime_code(),
             memory_size=RELAY_MEMORY_MB,
             timeout=RELAY_TIMEOUT,

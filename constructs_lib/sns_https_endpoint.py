@@ -21,19 +21,19 @@ from constructs_lib._private.lambda_assets import dependencies_layer, runtime_co
 from constructs_lib._private.lambda_function import role_with_own_logs, runtime_function
 from constructs_lib.defaults import LOG_RETENTION, SNS_ENDPOINT_MEMORY_MB
 from constructs_lib.delivery_logged_topic import IDeliveryLoggedTopic
+from cross_account_runtime.common.json_log import ENV_SERVICE_NAME
 from cross_account_runtime.delivery_policy.policy import (
     DELIVERY_TIMEOUT_SECONDS,
     HttpDeliveryPolicy,
 )
-from cross_account_runtime.sns_endpoint.receiver import (
+from cross_account_runtime.sns_endpoint.config import (
     DEFAULT_REPLAY_WINDOW_SECONDS,
     ENV_ALLOWED_TOPIC_ARNS,
     ENV_DEDUPE_TABLE,
     ENV_HANDLER,
     ENV_REPLAY_WINDOW_SECONDS,
-    ENV_SERVICE_NAME,
-    MAX_CLOCK_SKEW_SECONDS,
 )
+from cross_account_runtime.sns_endpoint.receiver import MAX_CLOCK_SKEW_SECONDS
 
 CRYPTOGRAPHY_REQUIREMENT = "cryptography==50.0.2"
 """Pinned as in requirements.txt; bundled for the function's platform without Docker."""
@@ -115,7 +115,7 @@ class SnsHttpsEndpoint(Construct):
             self,
             role=self.role,
             log_group=self.log_group,
-            handler="cross_account_runtime.sns_endpoint.receiver.handler",
+            handler="cross_account_runtime.sns_endpoint.lambda_handler.handler",
             code=runtime_code(extra),
             layers=[dependencies_layer(self, "Cryptography", [CRYPTOGRAPHY_REQUIREMENT])],
             memory_size=memory_size,

@@ -153,10 +153,10 @@ class DeliveryReport:
         ]
 
 
-def sample_topology(topology: Topology) -> sample.Topology:
+def sample_topology(topology: Topology) -> sample.SampleTopology:
     """The generator's topology for the topology's topics that have subscriptions."""
     topics = tuple(
-        sample.Topic(
+        sample.SampleTopic(
             arn=topology.topic_arn(topic),
             subscriptions=tuple(
                 _sample_subscription(topology, topic, subscription)
@@ -172,19 +172,19 @@ def sample_topology(topology: Topology) -> sample.Topology:
             f"{topology.source}: topology.topics: no topic has subscriptions, so SNS would log "
             "no deliveries; add a topic with at least one entry in its subscriptions[]"
         )
-    return sample.Topology(topics=topics)
+    return sample.SampleTopology(topics=topics)
 
 
 def _sample_subscription(
     topology: Topology, topic: Topic, subscription: TopicSubscription
-) -> sample.Subscription:
+) -> sample.SampleSubscription:
     """The subscription as the generator logs it; the topology's parser admits only the
     protocols :data:`SAMPLE_PROTOCOL` names."""
     profile = FAILURE_PROFILES[subscription.protocol]
     if subscription.endpoint is not None:
         cross_account = topology.endpoint(subscription.endpoint).account != topic.account
         profile = CROSS_ACCOUNT_SQS if cross_account else FAILURE_PROFILES["sqs"]
-    return sample.Subscription(
+    return sample.SampleSubscription(
         SAMPLE_PROTOCOL[subscription.protocol],
         topology.subscription_target(subscription),
         failures=dict(profile.failures),

@@ -28,7 +28,7 @@ from cross_account_runtime.nservicebus.arn_header import ARN_HEADER, decode
 from cross_account_runtime.nservicebus.transport_address import parse_queue_arn
 from cross_account_runtime.nservicebus.wire_format import (
     HEADERS_ATTRIBUTE,
-    MessageFormatError,
+    WireFormatError,
     read_headers,
 )
 from local_aws.accounts import AccountCredentials
@@ -466,7 +466,7 @@ def _credentials(
 def _message_id(message: Mapping[str, Any]) -> str | None:
     try:
         return read_headers(message).get("NServiceBus.MessageId")
-    except MessageFormatError:
+    except WireFormatError:
         return None
 
 

@@ -11,6 +11,7 @@ from aws_cdk.assertions import Template
 
 from constructs_lib import EndpointQueue
 from constructs_lib.cross_account_relay import CrossAccountRelay, RelayDirection, RelayRoute
+from cross_account_runtime.relay import config as relay_config
 
 SALES = "111111111111"
 INGRESS = "arn:aws:sqs:us-east-1:222222222222:Billing-ingress"
@@ -36,9 +37,14 @@ def one(template: Template, kind: str) -> dict[str, Any]:
     return dict(resource)
 
 
+def test_the_construct_takes_the_runtimes_relay_direction_so_both_read_one_value() -> None:
+    """What the construct writes into RELAY_DIRECTION is what the relay reads back."""
+    assert RelayDirection is relay_config.RelayDirection
+
+
 def test_the_function_runs_the_relay_with_its_configuration(outbound: Template) -> None:
     function = one(outbound, "AWS::Lambda::Function")["Properties"]
-    assert function["Handler"] == "cross_account_runtime.relay.batch.handler"
+    assert function["Handler"] == "cross_account_runtime.relay.lambda_handler.handler"
     assert function["Architectures"] == ["arm64"]
     env = function["Environment"]["Variables"]
     assert env["RELAY_DIRECTION"] == "outbound"

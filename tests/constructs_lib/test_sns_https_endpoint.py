@@ -51,7 +51,7 @@ def test_the_function_runs_the_endpoint_runtime_on_arm64(
     synthesized: tuple[Template, Path],
 ) -> None:
     function = one(synthesized[0], "AWS::Lambda::Function")["Properties"]
-    assert function["Handler"] == "cross_account_runtime.sns_endpoint.receiver.handler"
+    assert function["Handler"] == "cross_account_runtime.sns_endpoint.lambda_handler.handler"
     assert function["Architectures"] == ["arm64"]
     assert function["Runtime"] == "python3.14"
     assert function["Timeout"] == 15

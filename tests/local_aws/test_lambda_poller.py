@@ -37,7 +37,7 @@ from tests.local_aws.accounts import fresh_account
 
 pytestmark = pytest.mark.moto
 
-RELAY_HANDLER = "cross_account_runtime.relay.batch.handler"
+RELAY_HANDLER = "cross_account_runtime.relay.lambda_handler.handler"
 
 
 @dataclass(frozen=True)

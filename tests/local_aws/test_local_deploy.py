@@ -110,7 +110,7 @@ def test_each_relay_account_runs_an_outbound_and_an_inbound_relay(
 ) -> None:
     functions = deployed[account].functions
     assert len(functions) == 2
-    assert {f.handler for f in functions} == {"cross_account_runtime.relay.batch.handler"}
+    assert {f.handler for f in functions} == {"cross_account_runtime.relay.lambda_handler.handler"}
     assert sorted(f.event_sources for f in functions) == [1, 1]
 
 

@@ -4,18 +4,23 @@ CloudWatch Logs Insights and metric filters read such lines field by field (``le
 ``message``, ``service``, ``timestamp`` and whatever the caller adds), so an operator can count
 rejections by reason or find every line about one message id without parsing prose. Lambda
 sends a function's standard output to CloudWatch Logs, so the lines go there; nothing else is
-needed, and the module imports only ``json``, ``sys`` and ``time``.
+needed, and the module imports only ``json``, ``os``, ``sys`` and ``time``.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import TextIO
+    from typing import Final, TextIO
+
+ENV_SERVICE_NAME: Final = "POWERTOOLS_SERVICE_NAME"
+"""The variable naming the ``service`` of the log lines: the one Powertools for AWS Lambda reads,
+so a function keeps one service name whichever library writes its lines."""
 
 
 class JsonLogger:
@@ -55,3 +60,9 @@ class JsonLogger:
         stream = self._stream if self._stream is not None else sys.stdout
         stream.write(json.dumps(record, default=str, separators=(",", ":")) + "\n")
         stream.flush()
+
+
+def default_logger(default_service: str) -> JsonLogger:
+    """A logger to standard output named by ``POWERTOOLS_SERVICE_NAME``, else by
+    ``default_service`` (each component passes its own, defined beside its configuration)."""
+    return JsonLogger(os.environ.get(ENV_SERVICE_NAME) or default_service)

@@ -29,19 +29,30 @@ MAX_SCHEDULE_SECONDS: Final = 3600
 DELIVERY_TIMEOUT_SECONDS: Final = 15
 """SNS waits this long for an answer before counting the attempt as failed."""
 
-PHASE_INITIAL: Final = "initial"
-PHASE_IMMEDIATE: Final = "immediate"
-PHASE_PRE_BACKOFF: Final = "pre-backoff"
-PHASE_BACKOFF: Final = "backoff"
-PHASE_POST_BACKOFF: Final = "post-backoff"
-
 
 class DeliveryPolicyError(ValueError):
     """A delivery policy SNS would refuse; the message names the field and the fix."""
 
 
+class RetryPhase(enum.StrEnum):
+    """Which part of the schedule an attempt belongs to, in the order SNS runs them. A
+    ``StrEnum``, so the preview's table and JSON carry the plain text."""
+
+    INITIAL = "initial"
+    """The first delivery, at 0 s."""
+    IMMEDIATE = "immediate"
+    """``numNoDelayRetries``, without delay."""
+    PRE_BACKOFF = "pre-backoff"
+    """``numMinDelayRetries``, each after ``minDelayTarget``."""
+    BACKOFF = "backoff"
+    """What ``numRetries`` leaves, rising from ``minDelayTarget`` to ``maxDelayTarget``."""
+    POST_BACKOFF = "post-backoff"
+    """``numMaxDelayRetries``, each after ``maxDelayTarget``."""
+
+
 class BackoffFunction(enum.StrEnum):
-    """How delays rise through the backoff phase (``backoffFunction``)."""
+    """How delays rise through the backoff phase (``backoffFunction``). A ``StrEnum``: the
+    value is what SNS reads and writes."""
 
     ARITHMETIC = "arithmetic"
     EXPONENTIAL = "exponential"
@@ -121,7 +132,7 @@ class RetryAttempt:
     """
 
     number: int
-    phase: str
+    phase: RetryPhase
     delay_seconds: float
     at_seconds: float
 
@@ -295,10 +306,10 @@ class HttpDeliveryPolicy:
     def schedule(self) -> list[RetryAttempt]:
         """Every attempt in order: the first delivery, then each retry with its phase."""
         phases = (
-            [(PHASE_IMMEDIATE, 0.0)] * self.num_no_delay_retries
-            + [(PHASE_PRE_BACKOFF, float(self.min_delay_target))] * self.num_min_delay_retries
+            [(RetryPhase.IMMEDIATE, 0.0)] * self.num_no_delay_retries
+            + [(RetryPhase.PRE_BACKOFF, float(self.min_delay_target))] * self.num_min_delay_retries
             + [
-                (PHASE_BACKOFF, delay)
+                (RetryPhase.BACKOFF, delay)
                 for delay in backoff_delays(
                     self.backoff_function,
                     self.min_delay_target,
@@ -306,9 +317,9 @@ class HttpDeliveryPolicy:
                     self.backoff_retries,
                 )
             ]
-            + [(PHASE_POST_BACKOFF, float(self.max_delay_target))] * self.num_max_delay_retries
+            + [(RetryPhase.POST_BACKOFF, float(self.max_delay_target))] * self.num_max_delay_retries
         )
-        attempts = [RetryAttempt(1, PHASE_INITIAL, 0.0, 0.0)]
+        attempts = [RetryAttempt(1, RetryPhase.INITIAL, 0.0, 0.0)]
         elapsed = 0.0
         for number, (phase, delay) in enumerate(phases, start=2):
             elapsed += delay

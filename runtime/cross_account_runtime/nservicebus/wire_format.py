@@ -49,7 +49,7 @@ _JSON_WHITESPACE: Final = " \t\n\r"
 _DECODER: Final = json.JSONDecoder()
 
 
-class MessageFormatError(ValueError):
+class WireFormatError(ValueError):
     """A message whose NServiceBus headers cannot be read or written."""
 
 
@@ -62,7 +62,7 @@ def read_headers(message: Mapping[str, object]) -> dict[str, str]:
     """The NServiceBus headers of ``message``; refuses a native message, saying why it is one."""
     form, headers, _, reason = _locate(message)
     if form == "native":
-        raise MessageFormatError(f"the message carries no NServiceBus headers: {reason}")
+        raise WireFormatError(f"the message carries no NServiceBus headers: {reason}")
     return headers
 
 
@@ -74,13 +74,13 @@ def write_headers(message: Mapping[str, object], headers: Mapping[str, str]) -> 
     """
     for name, value in headers.items():
         if not isinstance(name, str) or not isinstance(value, str):
-            raise MessageFormatError(
+            raise WireFormatError(
                 f"header {name!r} = {value!r}: NServiceBus headers are text to text; convert "
                 "the name and value to str"
             )
     form, current, span, reason = _locate(message)
     if form == "native":
-        raise MessageFormatError(
+        raise WireFormatError(
             f"the message carries no NServiceBus headers ({reason}); writing some would change "
             "how receivers read it, so it is refused"
         )
@@ -106,7 +106,7 @@ def _locate(
     """Find the headers: the form, the headers, their span in a wrapped body, and for a
     native message the reason it is one."""
     if not isinstance(message, dict):
-        raise MessageFormatError(
+        raise WireFormatError(
             f"a message must be a dict (as boto3 and Lambda give it), got {type(message).__name__}"
         )
     _, attributes = _attributes(message)
@@ -126,13 +126,13 @@ def _body(message: Mapping[str, object]) -> tuple[str, str]:
     """The body field's name and text; the name differs between boto3, Lambda and sends."""
     keys = [key for key in BODY_KEYS if key in message]
     if len(keys) != 1:
-        raise MessageFormatError(
+        raise WireFormatError(
             f"a message needs exactly one of the fields {', '.join(BODY_KEYS)}; it has "
             f"{', '.join(keys) or 'none'}"
         )
     body = message[keys[0]]
     if not isinstance(body, str):
-        raise MessageFormatError(
+        raise WireFormatError(
             f"field {keys[0]!r} must be text, got {type(body).__name__}; decode it first"
         )
     return keys[0], body
@@ -142,7 +142,7 @@ def _attributes(message: Mapping[str, object]) -> tuple[str, Mapping[str, object
     """The attributes field's name and value; a message may have no attributes at all."""
     keys = [key for key in ATTRIBUTES_KEYS if key in message]
     if len(keys) > 1:
-        raise MessageFormatError(
+        raise WireFormatError(
             f"a message has at most one of the fields {', '.join(ATTRIBUTES_KEYS)}; it has both"
         )
     if not keys:
@@ -153,7 +153,7 @@ def _attributes(message: Mapping[str, object]) -> tuple[str, Mapping[str, object
 def _as_mapping(value: object, field: str) -> Mapping[str, object]:
     """``value`` if it is a dict, which is what boto3, Lambda and ``json`` produce."""
     if not isinstance(value, dict):
-        raise MessageFormatError(
+        raise WireFormatError(
             f"field {field!r} must be a dict (as boto3 and Lambda give it), got "
             f"{type(value).__name__}"
         )
@@ -172,20 +172,20 @@ def _attribute_headers(value: object) -> dict[str, str]:
     data_type = attribute.get(_present_key(attribute, DATA_TYPE_KEYS), "String")
     text = attribute.get(_present_key(attribute, STRING_VALUE_KEYS))
     if data_type != "String" or not isinstance(text, str):
-        raise MessageFormatError(
+        raise WireFormatError(
             f"attribute {HEADERS_ATTRIBUTE} must be a String attribute with a JSON text "
             f"value, got data type {data_type!r} and a {type(text).__name__} value"
         )
     try:
         headers = json.loads(text)
     except ValueError as error:
-        raise MessageFormatError(f"attribute {HEADERS_ATTRIBUTE} is not JSON: {error}") from None
+        raise WireFormatError(f"attribute {HEADERS_ATTRIBUTE} is not JSON: {error}") from None
     if headers is None:
         # NServiceBus reads a JSON null here as no headers.
         return {}
     result, problem = _text_to_text(headers)
     if problem:
-        raise MessageFormatError(f"attribute {HEADERS_ATTRIBUTE}: {problem}")
+        raise WireFormatError(f"attribute {HEADERS_ATTRIBUTE}: {problem}")
     return result
 
 
@@ -205,7 +205,7 @@ def _wrapped_headers(body: str) -> tuple[dict[str, str], tuple[int, int]] | str:
     if not found:
         return f"the body has no {WRAPPED_HEADERS_KEY!r} member"
     if len(found) > 1:
-        raise MessageFormatError(
+        raise WireFormatError(
             f"the body has {len(found)} {WRAPPED_HEADERS_KEY!r} members; a reader could take "
             "either, so the message is refused"
         )

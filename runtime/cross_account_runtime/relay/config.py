@@ -1,4 +1,5 @@
-"""Configuration of the SQS relay (:mod:`cross_account_runtime.relay.batch`), read from the environment.
+"""Configuration of the SQS relay (:mod:`cross_account_runtime.relay.lambda_handler`), read from
+the environment.
 
 The topology decides which queues a relay reads, where each one forwards to, and which local
 endpoints' addresses it stamps; the CDK construct passes that in three variables:
@@ -16,10 +17,13 @@ endpoints' addresses it stamps; the CDK construct passes that in three variables
 
     ``destination`` is where its messages go; ``deadLetterQueue`` is the queue's own redrive
     dead-letter queue, to which the relay sends the messages it refuses (see
-    :mod:`cross_account_runtime.relay.batch`).
+    :mod:`cross_account_runtime.relay.decision`).
 ``RELAY_LOCAL_ENDPOINTS`` (outbound: required; inbound: must be unset)
     A JSON object mapping each local endpoint's legacy transport address (the value its
     headers carry, e.g. ``"Sales"``) to its queue ARN, its canonical transport address.
+
+``POWERTOOLS_SERVICE_NAME`` (optional) names the log lines' ``service``; unset, it is
+:data:`DEFAULT_SERVICE_NAME`.
 
 Everything is checked once, at the first invocation of a container, and every problem is
 reported as a :class:`ConfigurationError` naming the variable and the fix: a relay that
@@ -28,8 +32,11 @@ guessed would forward messages to the wrong account.
 
 from __future__ import annotations
 
+import enum
 import json
 
+from cross_account_runtime.common.configuration import ConfigurationError
+from cross_account_runtime.common.strict_json import object_without_duplicates
 from cross_account_runtime.nservicebus.transport_address import (
     FIFO_SUFFIX,
     AddressError,
@@ -49,8 +56,10 @@ ENV_DIRECTION: Final = "RELAY_DIRECTION"
 ENV_ROUTES: Final = "RELAY_ROUTES"
 ENV_LOCAL_ENDPOINTS: Final = "RELAY_LOCAL_ENDPOINTS"
 
-OUTBOUND: Final = "outbound"
-INBOUND: Final = "inbound"
+DEFAULT_SERVICE_NAME: Final = "sqs-relay"
+"""The log lines' ``service`` when ``POWERTOOLS_SERVICE_NAME`` is unset, as the CDK construct
+leaves it: every relay's lines then share one name to query by, and each function's own log
+group tells the relays apart."""
 
 ROUTE_DESTINATION: Final = "destination"
 ROUTE_DEAD_LETTER_QUEUE: Final = "deadLetterQueue"
@@ -62,11 +71,21 @@ _ROUTES_EXAMPLE: Final = (
 _LOCAL_ENDPOINTS_EXAMPLE: Final = '{"Sales": "arn:aws:sqs:us-east-1:111111111111:Sales"}'
 
 
-class ConfigurationError(ValueError):
-    """The relay's configuration is unusable; the message names the variable and the fix."""
+class RelayDirection(enum.StrEnum):
+    """Which side of the account boundary a relay works on (``RELAY_DIRECTION``).
+
+    A ``StrEnum``, so the environment variable, the log lines and a dead-lettered message's
+    ``Relay.Rejection`` JSON carry the plain text (``outbound``, ``inbound``).
+    """
+
+    OUTBOUND = "outbound"
+    """Reads shadow queues in the sender's account and stamps the ARN header."""
+    INBOUND = "inbound"
+    """Reads ingress queues in the receiver's account and substitutes the headers the ARN
+    header names."""
 
 
-class Route:
+class SourceQueueRoute:
     """One queue the relay reads: where its messages go and where refused ones go.
 
     The queue URLs are computed once here, so that relaying a message costs no string work
@@ -109,20 +128,23 @@ class RelayConfig:
         routes: Mapping[str, object],
         local_endpoints: Mapping[str, object] | None = None,
     ) -> None:
-        if direction not in (OUTBOUND, INBOUND):
+        try:
+            self.direction = RelayDirection(direction)
+        except ValueError:
             raise ConfigurationError(
-                f"{ENV_DIRECTION} is {direction!r}; set it to {OUTBOUND!r} (a relay reading "
-                f"shadow queues, which stamps the ARN header) or {INBOUND!r} (a relay reading "
-                "ingress queues, which substitutes the headers the ARN header names)"
-            )
-        self.direction = direction
-        self.routes = _routes(direction, routes)
+                f"{ENV_DIRECTION} is {direction!r}; set it to "
+                f"{RelayDirection.OUTBOUND.value!r} (a relay reading shadow queues, which stamps "
+                f"the ARN header) or {RelayDirection.INBOUND.value!r} (a relay reading ingress "
+                "queues, which substitutes the headers the ARN header names)"
+            ) from None
+        self.routes = _routes(self.direction, routes)
         home = next(iter(self.routes.values())).source
-        if direction == INBOUND:
+        if self.direction is RelayDirection.INBOUND:
             if local_endpoints is not None:
                 raise ConfigurationError(
-                    f"{ENV_LOCAL_ENDPOINTS} is set but {ENV_DIRECTION} is {INBOUND!r}; an inbound "
-                    "relay substitutes from the ARN header and stamps nothing: unset it"
+                    f"{ENV_LOCAL_ENDPOINTS} is set but {ENV_DIRECTION} is "
+                    f"{RelayDirection.INBOUND.value!r}; an inbound relay substitutes from the ARN "
+                    "header and stamps nothing: unset it"
                 )
             self.local_endpoints: dict[str, str] = {}
         else:
@@ -134,7 +156,8 @@ class RelayConfig:
         direction = environ.get(ENV_DIRECTION, "").strip()
         if not direction:
             raise ConfigurationError(
-                f"{ENV_DIRECTION} is not set; set it to {OUTBOUND!r} or {INBOUND!r}"
+                f"{ENV_DIRECTION} is not set; set it to {RelayDirection.OUTBOUND.value!r} or "
+                f"{RelayDirection.INBOUND.value!r}"
             )
         routes = _json_object(environ, ENV_ROUTES, _ROUTES_EXAMPLE)
         if routes is None:
@@ -157,7 +180,7 @@ def _json_object(
     if not text:
         return None
     try:
-        value = json.loads(text, object_pairs_hook=_without_duplicates)
+        value = json.loads(text, object_pairs_hook=object_without_duplicates)
     except ValueError as error:
         raise ConfigurationError(
             f"{variable} is not valid JSON ({error}); write it as {example}"
@@ -169,24 +192,13 @@ def _json_object(
     return value
 
 
-def _without_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:
-    """A JSON object refusing repeated names, which ``json`` would silently resolve to the
-    last one: a route or endpoint listed twice is a topology mistake to report."""
-    result: dict[str, object] = {}
-    for name, value in pairs:
-        if name in result:
-            raise ValueError(f"the name {name!r} appears twice in one object")
-        result[name] = value
-    return result
-
-
-def _routes(direction: str, routes: Mapping[str, object]) -> dict[str, Route]:
+def _routes(direction: RelayDirection, routes: Mapping[str, object]) -> dict[str, SourceQueueRoute]:
     """Check every route; all source queues must share the relay's account and region."""
     if not isinstance(routes, dict) or not routes:
         raise ConfigurationError(
             f"{ENV_ROUTES} lists no queue; a relay needs at least one, as {_ROUTES_EXAMPLE}"
         )
-    checked: dict[str, Route] = {}
+    checked: dict[str, SourceQueueRoute] = {}
     home: QueueArn | None = None
     for source_text, target in routes.items():
         source = _arn(source_text, f"{ENV_ROUTES}: source {source_text!r}")
@@ -211,12 +223,16 @@ def _routes(direction: str, routes: Mapping[str, object]) -> dict[str, Route]:
                 "account and region"
             )
         _check_route(direction, where, source, destination, dead_letter)
-        checked[str(source)] = Route(source, destination, dead_letter)
+        checked[str(source)] = SourceQueueRoute(source, destination, dead_letter)
     return checked
 
 
 def _check_route(
-    direction: str, where: str, source: QueueArn, destination: QueueArn, dead_letter: QueueArn
+    direction: RelayDirection,
+    where: str,
+    source: QueueArn,
+    destination: QueueArn,
+    dead_letter: QueueArn,
 ) -> None:
     """Refuse the routes that would loop, cross a partition, or mix FIFO and standard."""
     fifo = source.name.endswith(FIFO_SUFFIX)
@@ -249,11 +265,11 @@ def _check_route(
             f"the source is a {_kind(fifo)} queue; SQS requires a dead-letter queue of the "
             "source's type"
         )
-    if direction == INBOUND and destination.account != source.account:
+    if direction is RelayDirection.INBOUND and destination.account != source.account:
         raise ConfigurationError(
             f"{where}: an inbound relay delivers to a local endpoint queue, but destination "
             f"{str(destination)!r} is in account {destination.account}, not {source.account}; "
-            f"use {ENV_DIRECTION}={OUTBOUND!r} to forward across accounts"
+            f"use {ENV_DIRECTION}={RelayDirection.OUTBOUND.value!r} to forward across accounts"
         )
 
 

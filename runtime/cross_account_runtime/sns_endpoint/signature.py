@@ -99,7 +99,7 @@ class SignatureError(ValueError):
         self.reason = reason
 
 
-class MessageFormatError(SignatureError):
+class MalformedSnsMessageError(SignatureError):
     """The message lacks a field or has one of the wrong form, so it cannot even be checked."""
 
 
@@ -285,12 +285,12 @@ def check_certificate_url(url: str) -> None:
 
 
 def text_field(message: Mapping[str, object], field: str) -> str:
-    """``message[field]`` if it is text; :class:`MessageFormatError` naming it otherwise."""
+    """``message[field]`` if it is text; :class:`MalformedSnsMessageError` naming it otherwise."""
     if field not in message:
-        raise MessageFormatError(field, "is missing; every SNS message of this type has it")
+        raise MalformedSnsMessageError(field, "is missing; every SNS message of this type has it")
     value = message[field]
     if not isinstance(value, str):
-        raise MessageFormatError(field, f"must be a JSON string, got {type(value).__name__}")
+        raise MalformedSnsMessageError(field, f"must be a JSON string, got {type(value).__name__}")
     return value
 
 
@@ -303,7 +303,7 @@ def string_to_sign(message: Mapping[str, object]) -> str:
     message_type = text_field(message, "Type")
     fields = SIGNED_FIELDS.get(message_type)
     if fields is None:
-        raise MessageFormatError(
+        raise MalformedSnsMessageError(
             "Type",
             f"unknown message type {message_type!r}; expected one of {', '.join(SIGNED_FIELDS)}",
         )
@@ -323,7 +323,7 @@ def verify(
 ) -> None:
     """Return if ``message`` (a parsed SNS JSON body) carries a valid SNS signature.
 
-    Raises :class:`MessageFormatError` for a malformed message, :class:`CertificateFetchError`
+    Raises :class:`MalformedSnsMessageError` for a malformed message, :class:`CertificateFetchError`
     when the certificate cannot be had (see ``retryable``), and :class:`SignatureError` for
     anything else that fails. ``fetch_certificate`` maps a checked certificate URL to PEM bytes;
     ``cache`` defaults to a process-wide :class:`CertificateCache`.
@@ -332,7 +332,7 @@ def verify(
     version = text_field(message, "SignatureVersion")
     algorithm = SIGNATURE_VERSIONS.get(version)
     if algorithm is None:
-        raise MessageFormatError(
+        raise MalformedSnsMessageError(
             "SignatureVersion",
             f"unsupported version {version!r}; SNS signs with 1 (SHA1withRSA) or 2 (SHA256withRSA)",
         )
@@ -418,13 +418,13 @@ def _load_certificate(pem: bytes, *, now: float) -> tuple[RSAPublicKey, float]:
 
 
 def _decode_signature(text: str) -> bytes:
-    """The bytes of the base64 ``Signature``; :class:`MessageFormatError` if it is not base64."""
+    """The bytes of the base64 ``Signature``; :class:`MalformedSnsMessageError` if it is not base64."""
     try:
         signature = base64.b64decode(text, validate=True)
     except binascii.Error as error:
-        raise MessageFormatError("Signature", f"is not valid base64 ({error})") from error
+        raise MalformedSnsMessageError("Signature", f"is not valid base64 ({error})") from error
     if not signature:
-        raise MessageFormatError("Signature", "is empty")
+        raise MalformedSnsMessageError("Signature", "is empty")
     return signature
 
 

@@ -22,6 +22,7 @@ from cross_account_runtime.delivery_policy.policy import (
     HeaderContentType,
     HttpDeliveryPolicy,
     RetryAttempt,
+    RetryPhase,
 )
 from cross_account_runtime.delivery_policy.preview import main
 
@@ -52,10 +53,10 @@ def is_non_decreasing(values: list[float]) -> bool:
 def test_the_default_policy_is_four_attempts_twenty_seconds_apart() -> None:
     assert HttpDeliveryPolicy() == DEFAULT
     assert DEFAULT.schedule() == [
-        RetryAttempt(1, "initial", 0.0, 0.0),
-        RetryAttempt(2, "backoff", 20.0, 20.0),
-        RetryAttempt(3, "backoff", 20.0, 40.0),
-        RetryAttempt(4, "backoff", 20.0, 60.0),
+        RetryAttempt(1, RetryPhase.INITIAL, 0.0, 0.0),
+        RetryAttempt(2, RetryPhase.BACKOFF, 20.0, 20.0),
+        RetryAttempt(3, RetryPhase.BACKOFF, 20.0, 40.0),
+        RetryAttempt(4, RetryPhase.BACKOFF, 20.0, 60.0),
     ]
     assert DEFAULT.total_attempts == 4
     assert DEFAULT.give_up_after_seconds == 60.0
@@ -97,6 +98,24 @@ def test_the_documented_example_has_51_attempts_in_four_phases_in_order() -> Non
         "backoff": 10,
         "post-backoff": 35,
     }
+
+
+def test_each_phase_is_a_retry_phase_written_as_its_plain_text() -> None:
+    """The preview's table and JSON show the phase names themselves."""
+    attempts = HttpDeliveryPolicy.from_json(DOCUMENTED_EXAMPLE).schedule()
+
+    assert all(isinstance(a.phase, RetryPhase) for a in attempts)
+    assert json.dumps(list(dict.fromkeys(a.phase for a in attempts))) == (
+        '["initial", "immediate", "pre-backoff", "backoff", "post-backoff"]'
+    )
+
+
+@pytest.mark.parametrize("member", [*BackoffFunction, *HeaderContentType])
+def test_backoff_functions_and_content_types_are_the_text_sns_reads(
+    member: BackoffFunction | HeaderContentType,
+) -> None:
+    assert member == member.value
+    assert json.dumps(member) == json.dumps(member.value)
 
 
 def test_the_documented_example_delays_follow_each_phase() -> None:

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from cross_account_runtime.nservicebus.arn_header import ARN_HEADER, substitute_incoming
 from cross_account_runtime.nservicebus.wire_format import (
     HEADERS_ATTRIBUTE,
-    MessageFormatError,
+    WireFormatError,
     read_headers,
     wire_form,
     write_headers,
@@ -102,7 +102,7 @@ def test_a_message_type_attribute_makes_the_message_native_even_with_a_wrapper()
 def test_bodies_nservicebus_would_not_read_as_wrapped_are_native(body: str, reason: str) -> None:
     message = {"Body": body}
     assert wire_form(message) == "native"
-    with pytest.raises(MessageFormatError, match=reason):
+    with pytest.raises(WireFormatError, match=reason):
         read_headers(message)
 
 
@@ -113,7 +113,7 @@ def test_a_control_message_without_message_id_is_wrapped() -> None:
 
 def test_a_wrapped_body_with_two_headers_members_is_refused() -> None:
     body = '{"Headers": {"NServiceBus.MessageId": "a"}, "Headers": {"NServiceBus.MessageId": "b"}}'
-    with pytest.raises(MessageFormatError, match="2 'Headers' members"):
+    with pytest.raises(WireFormatError, match="2 'Headers' members"):
         read_headers({"Body": body})
 
 
@@ -136,7 +136,7 @@ def test_a_json_null_attribute_reads_as_no_headers() -> None:
 )
 def test_a_broken_headers_attribute_is_an_error(attribute: dict[str, object], problem: str) -> None:
     message = {"Body": "x", "MessageAttributes": {HEADERS_ATTRIBUTE: attribute}}
-    with pytest.raises(MessageFormatError, match=problem):
+    with pytest.raises(WireFormatError, match=problem):
         read_headers(message)
 
 
@@ -153,7 +153,7 @@ def test_a_broken_headers_attribute_is_an_error(attribute: dict[str, object], pr
 def test_messages_of_the_wrong_shape_are_refused_naming_the_field(
     message: dict[str, object], problem: str
 ) -> None:
-    with pytest.raises(MessageFormatError, match=problem):
+    with pytest.raises(WireFormatError, match=problem):
         read_headers(message)
 
 
@@ -203,12 +203,12 @@ def test_writing_the_same_headers_leaves_the_message_text_identical() -> None:
 
 
 def test_writing_headers_to_a_native_message_is_refused() -> None:
-    with pytest.raises(MessageFormatError, match="no NServiceBus headers"):
+    with pytest.raises(WireFormatError, match="no NServiceBus headers"):
         write_headers({"Body": "plain"}, HEADERS)
 
 
 def test_writing_headers_that_are_not_text_is_refused_naming_the_header() -> None:
-    with pytest.raises(MessageFormatError, match="'n' = 1"):
+    with pytest.raises(WireFormatError, match="'n' = 1"):
         write_headers(boto3_wrapped(), {"n": 1})  # type: ignore[dict-item]
 
 

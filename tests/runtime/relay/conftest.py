@@ -15,14 +15,17 @@ import base64
 import hashlib
 import json
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import boto3
 import pytest
 
+from cross_account_runtime.nservicebus.arn_header import ARN_HEADER
 from cross_account_runtime.nservicebus.transport_address import parse_queue_arn
 from cross_account_runtime.nservicebus.wire_format import HEADERS_ATTRIBUTE
+from cross_account_runtime.relay import lambda_handler
 from cross_account_runtime.relay.batch import Relay
 from cross_account_runtime.relay.config import RelayConfig
 from local_aws.accounts import MOTO_ACCOUNT_HEADER, route_sqs_by_queue_url
@@ -158,6 +161,35 @@ def sqs_record(
 def sqs_event(*records: dict[str, Any]) -> dict[str, Any]:
     """A Lambda SQS event holding ``records``."""
     return {"Records": list(records)}
+
+
+def good_record(**options: Any) -> dict[str, Any]:
+    """A request from Sales to Billing that an outbound relay forwards."""
+    return sqs_record(wrapped_body(request_headers()), **options)
+
+
+def poison_record(**options: Any) -> dict[str, Any]:
+    """A request whose ARN header is ambiguous, so every relay refuses it."""
+    return sqs_record(wrapped_body(request_headers(**{ARN_HEADER: "a===b"})), **options)
+
+
+class LambdaContext:
+    """The part of Lambda's context object the relay reads."""
+
+    aws_request_id = "c6af9ac6-7b61-11e6-9a41-93e8deadbeef"
+
+
+def failed_ids(response: dict[str, list[dict[str, str]]]) -> list[str]:
+    """The message ids a partial batch response reports failed, in order."""
+    return [item["itemIdentifier"] for item in response["batchItemFailures"]]
+
+
+@pytest.fixture
+def fresh_default_relay() -> Iterator[None]:
+    """The entry point builds its relay once per container; start and end clean."""
+    lambda_handler._default_relay.cache_clear()
+    yield
+    lambda_handler._default_relay.cache_clear()
 
 
 def body_headers(body: str) -> dict[str, str]:

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from cross_account_runtime.relay.config import ConfigurationError, RelayConfig
+from cross_account_runtime.common.configuration import ConfigurationError
+from cross_account_runtime.relay.config import RelayConfig, RelayDirection
 from tests.runtime.relay.conftest import (
     BILLING_ARN,
     BILLING_INGRESS_ARN,
@@ -67,6 +68,28 @@ def test_an_inbound_configuration_needs_no_local_endpoints() -> None:
     )
     assert config.direction == "inbound"
     assert config.local_endpoints == {}
+
+
+@pytest.mark.parametrize("direction", list(RelayDirection))
+def test_the_direction_is_read_into_a_relay_direction_that_writes_as_its_plain_text(
+    direction: RelayDirection,
+) -> None:
+    """Log lines and the Relay.Rejection JSON carry the direction exactly as the variable."""
+    routes = {
+        BILLING_INGRESS_ARN: {
+            "destination": BILLING_ARN,
+            "deadLetterQueue": BILLING_INGRESS_DLQ_ARN,
+        }
+    }
+    variables: dict[str, Any] = {"RELAY_DIRECTION": str(direction.value)}
+    if direction is RelayDirection.INBOUND:
+        variables |= {"RELAY_ROUTES": routes, "RELAY_LOCAL_ENDPOINTS": None}
+
+    config = RelayConfig.from_environment(environment(**variables))
+
+    assert config.direction is direction
+    assert json.dumps({"direction": config.direction}) == f'{{"direction": "{direction.value}"}}'
+    assert f"{config.direction}" == direction.value
 
 
 def test_fifo_routes_are_recognised_by_their_queue_names() -> None:

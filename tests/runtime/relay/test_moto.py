@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,8 +29,9 @@ import pytest
 from cross_account_runtime.nservicebus.arn_header import ARN_HEADER, decode
 from cross_account_runtime.nservicebus.transport_address import parse_queue_arn
 from cross_account_runtime.nservicebus.wire_format import HEADERS_ATTRIBUTE
-from cross_account_runtime.relay import batch as relay_module
-from cross_account_runtime.relay.batch import MAX_MESSAGE_BYTES, REJECTION_ATTRIBUTE, Relay
+from cross_account_runtime.relay import lambda_handler
+from cross_account_runtime.relay.batch import Relay
+from cross_account_runtime.relay.decision import MAX_MESSAGE_BYTES, REJECTION_ATTRIBUTE
 from tests.runtime.relay.conftest import (
     BILLING_ACCOUNT,
     SALES_ACCOUNT,
@@ -243,14 +243,6 @@ def test_a_relay_retry_creates_no_duplicate_on_fifo_queues() -> None:
     assert {m["Attributes"]["MessageGroupId"] for m in forwarded} == {"order-42"}
 
 
-@pytest.fixture
-def fresh_default_relay() -> Iterator[None]:
-    """The entry point builds its relay once per container; start and end clean."""
-    relay_module._default_relay.cache_clear()
-    yield
-    relay_module._default_relay.cache_clear()
-
-
 @pytest.mark.usefixtures("fresh_default_relay")
 def test_a_malformed_arn_header_goes_straight_to_the_dead_letter_queue_with_its_reason(
     bridge: Bridge, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
@@ -266,7 +258,7 @@ def test_a_malformed_arn_header_goes_straight_to_the_dead_letter_queue_with_its_
     body = wrapped_body(request_headers(**{ARN_HEADER: "NServiceBus.ReplyToAddress===x"}))
     message_id = send_to(bridge.billing_shadow, body)
 
-    invocation = poll(bridge.billing_shadow, relay_module.handler)
+    invocation = poll(bridge.billing_shadow, lambda_handler.handler)
 
     assert invocation.failed_ids == []
     assert receive(bridge.billing_shadow) == []

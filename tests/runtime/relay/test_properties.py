@@ -15,7 +15,7 @@ from cross_account_runtime.nservicebus.arn_header import (
     encode,
 )
 from cross_account_runtime.nservicebus.wire_format import HEADERS_ATTRIBUTE, read_headers
-from cross_account_runtime.relay.batch import FORWARDED, UNSTAMPABLE_HEADER, relay_message
+from cross_account_runtime.relay.decision import DecisionKind, relay_message
 from tests.runtime.relay.conftest import (
     BILLING_INGRESS_ARN,
     SALES_ARN,
@@ -72,7 +72,7 @@ def test_the_round_trip_substitutes_exactly_the_headers_that_carried_the_local_a
 
     outbound = relay_message(record, outbound_config())
 
-    if outbound.kind == UNSTAMPABLE_HEADER:
+    if outbound.kind == DecisionKind.UNSTAMPABLE_HEADER:
         # Only when the ARN header truly cannot list those names.
         try:
             encode(dict.fromkeys(carriers, SALES_ARN))
@@ -80,7 +80,7 @@ def test_the_round_trip_substitutes_exactly_the_headers_that_carried_the_local_a
             event("refused: a carrying header name the ARN header cannot list")
             return
         raise AssertionError(f"refused although encodable: {outbound.reason}")
-    assert outbound.kind == FORWARDED
+    assert outbound.kind == DecisionKind.FORWARDED
     assert outbound.request is not None
     event(f"headers carrying the local address: {'none' if not carriers else 'some'}")
 
@@ -88,7 +88,7 @@ def test_the_round_trip_substitutes_exactly_the_headers_that_carried_the_local_a
         record_as_received(outbound.request, BILLING_INGRESS_ARN), inbound_config()
     )
 
-    assert inbound.kind == FORWARDED
+    assert inbound.kind == DecisionKind.FORWARDED
     assert inbound.request is not None
     delivered = read_headers(record_as_received(inbound.request, BILLING_INGRESS_ARN))
     expected = {name: SALES_ARN if name in carriers else value for name, value in headers.items()}

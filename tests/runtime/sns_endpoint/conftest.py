@@ -1,4 +1,4 @@
-"""A test PKI standing in for SNS, a signer for SNS messages, and endpoints wired to them.
+"""A test PKI standing in for SNS, a signer for SNS messages, and receivers wired to them.
 
 The PKI is a test CA and a 2048-bit RSA certificate issued by it (what SNS signs with), plus an
 attacker's key and certificate. The certificate fetcher serves both, at whatever URL a test
@@ -27,12 +27,11 @@ from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
 from cryptography.x509.oid import NameOID
 
 from cross_account_runtime.common.json_log import JsonLogger
-from cross_account_runtime.sns_endpoint.receiver import (
-    DynamoDbDedupe,
-    EndpointConfig,
-    Notification,
-    SnsHttpsEndpoint,
-)
+from cross_account_runtime.sns_endpoint import lambda_handler
+from cross_account_runtime.sns_endpoint.config import EndpointConfig
+from cross_account_runtime.sns_endpoint.dedupe import DynamoDbDedupe
+from cross_account_runtime.sns_endpoint.notification import Notification
+from cross_account_runtime.sns_endpoint.receiver import SnsHttpsReceiver
 from cross_account_runtime.sns_endpoint.signature import CertificateCache, FetchError, verify
 
 NOW = dt.datetime(2026, 6, 1, 12, 0, 0, tzinfo=dt.UTC)
@@ -50,6 +49,13 @@ UNSUBSCRIBE_URL = (
 )
 
 RECORDED_NOTIFICATIONS: list[Notification] = []
+
+VALID_ENVIRONMENT = {
+    "SNS_ENDPOINT_ALLOWED_TOPIC_ARNS": f"{TOPIC_ARN}, {OTHER_ALLOWED_TOPIC_ARN}",
+    "SNS_ENDPOINT_DEDUPE_TABLE": "sns-dedupe",
+    "SNS_ENDPOINT_HANDLER": "tests.runtime.sns_endpoint.conftest:record_notification",
+}
+"""An environment the endpoint accepts, naming :func:`record_notification` as its handler."""
 
 
 def record_notification(notification: Notification) -> None:
@@ -368,21 +374,21 @@ class Harness:
     confirmer: Confirmer = field(default_factory=Confirmer)
     clock: list[float] = field(default_factory=lambda: [now()])
 
-    def endpoint(
+    def receiver(
         self,
         *,
         dedupe: DynamoDbDedupe | None = None,
         replay_window_seconds: float = 3900.0,
         logger: JsonLogger | None = None,
-    ) -> SnsHttpsEndpoint:
-        """An endpoint allowing :data:`TOPIC_ARN` and :data:`OTHER_ALLOWED_TOPIC_ARN`;
+    ) -> SnsHttpsReceiver:
+        """A receiver allowing :data:`TOPIC_ARN` and :data:`OTHER_ALLOWED_TOPIC_ARN`;
         without ``dedupe`` it fails the test if it reaches DynamoDB."""
         config = EndpointConfig(
             allowed_topic_arns=frozenset({TOPIC_ARN, OTHER_ALLOWED_TOPIC_ARN}),
             dedupe_table="unused-table",
             replay_window_seconds=replay_window_seconds,
         )
-        return SnsHttpsEndpoint(
+        return SnsHttpsReceiver(
             config,
             self.recorder,
             dedupe=dedupe if dedupe is not None else DynamoDbDedupe("unused", client=NoDynamoDb()),
@@ -452,3 +458,11 @@ def dynamodb_item(table: str, message_id: str) -> dict[str, Any] | None:
         .get("Item")
     )
     return item
+
+
+@pytest.fixture
+def fresh_default_receiver() -> Iterator[None]:
+    """The Lambda entry point builds its receiver once per container; start and end clean."""
+    lambda_handler._default_receiver.cache_clear()
+    yield
+    lambda_handler._default_receiver.cache_clear()

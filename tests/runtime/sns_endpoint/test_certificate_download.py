@@ -6,8 +6,6 @@ from __future__ import annotations
 import contextlib
 import http.server
 import ssl
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -18,7 +16,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from cross_account_runtime.sns_endpoint.receiver import confirm_subscription_over_https
+from cross_account_runtime.sns_endpoint.confirmation import confirm_subscription_over_https
 from cross_account_runtime.sns_endpoint.signature import (
     MAX_CERTIFICATE_BYTES,
     FetchError,
@@ -183,16 +181,3 @@ def test_plain_http_is_refused_without_connecting() -> None:
     with pytest.raises(FetchError, match="only https URLs are fetched") as raised:
         https_get("http://127.0.0.1:9/cert.pem", timeout=1, max_bytes=10)
     assert raised.value.retryable is False
-
-
-def test_importing_the_handler_loads_neither_cryptography_nor_boto3() -> None:
-    """Cold starts pay only for what a delivery needs; the heavy libraries load on first use."""
-    probe = (
-        "import sys, cross_account_runtime.sns_endpoint.receiver; "
-        "print(sorted(m for m in ('boto3', 'botocore', 'cryptography', 'urllib.request') "
-        "if m in sys.modules))"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
-    )
-    assert result.stdout.strip() == "[]"

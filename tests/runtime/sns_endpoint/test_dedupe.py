@@ -8,14 +8,12 @@ import json
 import boto3
 import pytest
 
-from cross_account_runtime.sns_endpoint.receiver import (
-    CLAIMED,
-    DONE,
-    IN_PROGRESS,
-    MAX_CLOCK_SKEW_SECONDS,
+from cross_account_runtime.sns_endpoint.dedupe import (
+    ClaimState,
     DedupeUnavailableError,
     DynamoDbDedupe,
 )
+from cross_account_runtime.sns_endpoint.receiver import MAX_CLOCK_SKEW_SECONDS
 from tests.runtime.sns_endpoint.conftest import (
     TOPIC_ARN,
     Harness,
@@ -35,8 +33,8 @@ def test_a_notification_is_handed_to_the_handler_and_recorded_done(
     harness: Harness, signer: Signer, dedupe_table: str, version: str, subject: str | None
 ) -> None:
     message = signer.notification(subject=subject, version=version)
-    endpoint = harness.endpoint(dedupe=DynamoDbDedupe(dedupe_table))
-    response = endpoint(function_url_event(message))
+    receiver = harness.receiver(dedupe=DynamoDbDedupe(dedupe_table))
+    response = receiver(function_url_event(message))
     assert response["statusCode"] == 200
     assert response_body(response)["outcome"] == "processed"
     [received] = harness.recorder.received
@@ -56,9 +54,9 @@ def test_the_same_message_delivered_twice_is_processed_once(
     harness: Harness, signer: Signer, dedupe_table: str
 ) -> None:
     message = signer.notification()
-    endpoint = harness.endpoint(dedupe=DynamoDbDedupe(dedupe_table))
-    first = endpoint(function_url_event(message))
-    second = endpoint(function_url_event(message))
+    receiver = harness.receiver(dedupe=DynamoDbDedupe(dedupe_table))
+    first = receiver(function_url_event(message))
+    second = receiver(function_url_event(message))
     assert (first["statusCode"], second["statusCode"]) == (200, 200)
     assert response_body(second)["outcome"] == "duplicate"
     assert len(harness.recorder.received) == 1
@@ -68,8 +66,8 @@ def test_a_second_container_sees_the_first_ones_record(
     harness: Harness, signer: Signer, dedupe_table: str
 ) -> None:
     message = signer.notification()
-    harness.endpoint(dedupe=DynamoDbDedupe(dedupe_table))(function_url_event(message))
-    other_container = harness.endpoint(dedupe=DynamoDbDedupe(dedupe_table))
+    harness.receiver(dedupe=DynamoDbDedupe(dedupe_table))(function_url_event(message))
+    other_container = harness.receiver(dedupe=DynamoDbDedupe(dedupe_table))
     assert response_body(other_container(function_url_event(message)))["outcome"] == "duplicate"
     assert len(harness.recorder.received) == 1
 
@@ -78,9 +76,9 @@ def test_a_handler_failure_releases_the_claim_so_the_retry_is_processed(
     harness: Harness, signer: Signer, dedupe_table: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     message = signer.notification()
-    endpoint = harness.endpoint(dedupe=DynamoDbDedupe(dedupe_table))
+    receiver = harness.receiver(dedupe=DynamoDbDedupe(dedupe_table))
     harness.recorder.failures.append(RuntimeError("downstream unavailable"))
-    failed = endpoint(function_url_event(message))
+    failed = receiver(function_url_event(message))
     assert failed["statusCode"] == 500
     assert response_body(failed)["outcome"] == "retry"
     error, summary = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
@@ -90,7 +88,7 @@ def test_a_handler_failure_releases_the_claim_so_the_retry_is_processed(
     assert error["message_id"] == message["MessageId"]
     assert (summary["level"], summary["status"], summary["outcome"]) == ("ERROR", 500, "retry")
     assert dynamodb_item(dedupe_table, message["MessageId"]) is None
-    retried = endpoint(function_url_event(message))
+    retried = receiver(function_url_event(message))
     assert retried["statusCode"] == 200
     assert response_body(retried)["outcome"] == "processed"
     assert len(harness.recorder.received) == 2
@@ -107,8 +105,8 @@ def test_a_delivery_while_another_holds_the_claim_is_retried_later(
     held = dedupe.claim(
         message["MessageId"], TOPIC_ARN, now=now(), lease_seconds=30, keep_until=now() + 3600
     )
-    assert held.state == CLAIMED
-    response = harness.endpoint(dedupe=dedupe)(function_url_event(message))
+    assert held.state is ClaimState.CLAIMED
+    response = harness.receiver(dedupe=dedupe)(function_url_event(message))
     assert response["statusCode"] == 503
     assert "being processed" in response_body(response)["reason"]
     assert harness.recorder.received == []
@@ -123,7 +121,7 @@ def test_a_claim_left_by_a_crashed_delivery_is_taken_over_once_its_lease_ends(
         message["MessageId"], TOPIC_ARN, now=now(), lease_seconds=30, keep_until=now() + 3600
     )
     harness.clock[0] += 31
-    response = harness.endpoint(dedupe=dedupe)(function_url_event(message))
+    response = harness.receiver(dedupe=dedupe)(function_url_event(message))
     assert response["statusCode"] == 200
     assert response_body(response)["outcome"] == "processed"
     assert len(harness.recorder.received) == 1
@@ -135,7 +133,7 @@ def test_only_the_owner_of_a_claim_can_release_it(dedupe_table: str) -> None:
     current = dedupe.claim(
         "m-1", TOPIC_ARN, now=now() + 31, lease_seconds=30, keep_until=now() + 3600
     )
-    assert current.state == CLAIMED
+    assert current.state is ClaimState.CLAIMED
     with pytest.raises(DedupeUnavailableError, match="ConditionalCheckFailed"):
         dedupe.release(stale)
     with pytest.raises(DedupeUnavailableError, match="ConditionalCheckFailed"):
@@ -144,14 +142,14 @@ def test_only_the_owner_of_a_claim_can_release_it(dedupe_table: str) -> None:
         dedupe.claim(
             "m-1", TOPIC_ARN, now=now() + 32, lease_seconds=30, keep_until=now() + 3600
         ).state
-        == IN_PROGRESS
+        is ClaimState.IN_PROGRESS
     )
     dedupe.complete(current)
     assert (
         dedupe.claim(
             "m-1", TOPIC_ARN, now=now() + 100, lease_seconds=30, keep_until=now() + 3600
         ).state
-        == DONE
+        is ClaimState.DONE
     )
 
 
@@ -160,7 +158,7 @@ def test_the_record_expires_through_ttl_after_the_replay_window(
 ) -> None:
     """A replay is either older than the window (refused) or finds the record (deduplicated)."""
     message = signer.notification()
-    harness.endpoint(dedupe=DynamoDbDedupe(dedupe_table), replay_window_seconds=600)(
+    harness.receiver(dedupe=DynamoDbDedupe(dedupe_table), replay_window_seconds=600)(
         function_url_event(message)
     )
     item = dynamodb_item(dedupe_table, message["MessageId"])
@@ -181,9 +179,9 @@ def test_the_lease_is_cut_to_what_is_left_of_the_invocation(
 
     message = signer.notification()
     harness.recorder.failures.append(SystemExit("the function timed out mid-handler"))
-    endpoint = harness.endpoint(dedupe=DynamoDbDedupe(dedupe_table))
+    receiver = harness.receiver(dedupe=DynamoDbDedupe(dedupe_table))
     with pytest.raises(SystemExit):
-        endpoint(function_url_event(message), LambdaContext())
+        receiver(function_url_event(message), LambdaContext())
     item = dynamodb_item(dedupe_table, message["MessageId"])
     assert item is not None
     assert item["State"] == {"S": "IN_PROGRESS"}
@@ -193,8 +191,8 @@ def test_the_lease_is_cut_to_what_is_left_of_the_invocation(
 def test_without_the_table_the_delivery_is_retried_and_not_handled(
     harness: Harness, signer: Signer, aws_environment: str
 ) -> None:
-    endpoint = harness.endpoint(dedupe=DynamoDbDedupe("no-such-table"))
-    response = endpoint(function_url_event(signer.notification()))
+    receiver = harness.receiver(dedupe=DynamoDbDedupe("no-such-table"))
+    response = receiver(function_url_event(signer.notification()))
     assert response["statusCode"] == 503
     assert "deduplication store unavailable" in response_body(response)["reason"]
     assert harness.recorder.received == []

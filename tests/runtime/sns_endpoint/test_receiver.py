@@ -1,5 +1,5 @@
-"""The Lambda handler: confirmations, acknowledgements, and every forgery refused with the status
-that stops SNS from retrying it (4xx) and a reason naming what is wrong."""
+"""The receiver: confirmations, acknowledgements, and every forgery refused with the status that
+stops SNS from retrying it (4xx) and a reason naming what is wrong."""
 
 from __future__ import annotations
 
@@ -7,21 +7,16 @@ import base64
 import datetime as dt
 import io
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
+from cross_account_runtime.common.configuration import ConfigurationError
 from cross_account_runtime.common.json_log import JsonLogger
-from cross_account_runtime.sns_endpoint import receiver as sns_https_endpoint
-from cross_account_runtime.sns_endpoint.receiver import (
-    MAX_BODY_BYTES,
-    ConfigurationError,
-    EndpointConfig,
-    SnsHttpsEndpoint,
-    load_handler,
-)
+from cross_account_runtime.sns_endpoint.http_request import MAX_BODY_BYTES
+from cross_account_runtime.sns_endpoint.receiver import Answer, AnswerOutcome, SnsHttpsReceiver
 from cross_account_runtime.sns_endpoint.signature import FetchError
 from tests.runtime.sns_endpoint.conftest import (
     NOW,
@@ -29,13 +24,13 @@ from tests.runtime.sns_endpoint.conftest import (
     SUBSCRIBE_URL,
     TOPIC_ARN,
     UNLISTED_TOPIC_ARN,
+    VALID_ENVIRONMENT,
     CertificateHost,
     Harness,
     Pki,
     Signer,
     function_url_event,
     pem,
-    record_notification,
     response_body,
 )
 
@@ -47,7 +42,7 @@ def test_a_subscription_confirmation_for_an_allowed_topic_is_confirmed(
     harness: Harness, signer: Signer, version: str
 ) -> None:
     message = signer.confirmation(version=version)
-    response = harness.endpoint()(function_url_event(message))
+    response = harness.receiver()(function_url_event(message))
     assert response["statusCode"] == 200
     assert response_body(response)["outcome"] == "confirmed"
     assert harness.confirmer.confirmed == [SUBSCRIBE_URL]
@@ -58,7 +53,7 @@ def test_an_unsubscribe_confirmation_is_acknowledged_and_nothing_is_fetched(
     harness: Harness, signer: Signer, version: str
 ) -> None:
     message = signer.confirmation("UnsubscribeConfirmation", version=version)
-    response = harness.endpoint()(function_url_event(message))
+    response = harness.receiver()(function_url_event(message))
     assert response["statusCode"] == 200
     assert response_body(response)["outcome"] == "unsubscribed"
     assert harness.confirmer.confirmed == []
@@ -68,7 +63,7 @@ def test_a_subscription_confirmation_for_an_unlisted_topic_is_not_confirmed(
     harness: Harness, signer: Signer
 ) -> None:
     message = signer.confirmation(topic_arn=UNLISTED_TOPIC_ARN)
-    response = harness.endpoint()(function_url_event(message))
+    response = harness.receiver()(function_url_event(message))
     assert response["statusCode"] == 403
     assert "TopicArn" in response_body(response)["reason"]
     assert harness.confirmer.confirmed == []
@@ -78,7 +73,7 @@ def test_a_signed_confirmation_whose_subscribe_url_leaves_sns_is_not_followed(
     harness: Harness, signer: Signer
 ) -> None:
     message = signer.confirmation(subscribe_url="https://evil.example/?Action=ConfirmSubscription")
-    response = harness.endpoint()(function_url_event(message))
+    response = harness.receiver()(function_url_event(message))
     assert response["statusCode"] == 403
     assert response_body(response)["reason"].startswith("SubscribeURL: host 'evil.example'")
     assert harness.confirmer.confirmed == []
@@ -96,7 +91,7 @@ def test_a_failed_confirmation_is_retried_only_when_a_retry_can_succeed(
     harness: Harness, signer: Signer, failure: Exception, status: int
 ) -> None:
     harness.confirmer.failure = failure
-    response = harness.endpoint()(function_url_event(signer.confirmation()))
+    response = harness.receiver()(function_url_event(signer.confirmation()))
     assert response["statusCode"] == status
 
 
@@ -116,18 +111,25 @@ def test_an_api_gateway_rest_event_with_mixed_case_headers_is_understood(
         "body": json.dumps(message),
         "isBase64Encoded": False,
     }
-    assert harness.endpoint()(event)["statusCode"] == 200
+    assert harness.receiver()(event)["statusCode"] == 200
 
 
 def test_a_base64_encoded_body_is_decoded(harness: Harness, signer: Signer) -> None:
     event = function_url_event(signer.confirmation(), base64_encoded=True)
-    assert harness.endpoint()(event)["statusCode"] == 200
+    assert harness.receiver()(event)["statusCode"] == 200
 
 
 def test_the_answer_is_json_with_outcome_and_reason(harness: Harness, signer: Signer) -> None:
-    response = harness.endpoint()(function_url_event(signer.confirmation()))
+    response = harness.receiver()(function_url_event(signer.confirmation()))
     assert response["headers"] == {"content-type": "application/json"}
     assert response_body(response) == {"outcome": "confirmed", "reason": "subscription confirmed"}
+
+
+@pytest.mark.parametrize("outcome", list(AnswerOutcome))
+def test_every_answer_outcome_is_written_as_its_plain_text(outcome: AnswerOutcome) -> None:
+    """Metrics filters match the outcome's text in the body and the log line."""
+    response = Answer(503, outcome, "why").response()
+    assert response["body"] == f'{{"outcome": "{outcome.value}", "reason": "why"}}'
 
 
 # --- forgeries and malformed deliveries ----------------------------------------------------
@@ -438,7 +440,7 @@ def test_a_forged_or_malformed_delivery_is_refused_and_never_handled(
     harness: Harness, signer: Signer, pki: Pki, forgery: Forgery
 ) -> None:
     event = forgery.make(signer, pki, harness.certificate_host)
-    response = harness.endpoint()(event)
+    response = harness.receiver()(event)
     assert response["statusCode"] == forgery.status
     body = response_body(response)
     assert forgery.reason in body["reason"]
@@ -454,14 +456,14 @@ def test_there_are_at_least_twenty_forgeries() -> None:
 def test_the_replay_window_is_configurable(harness: Harness, signer: Signer) -> None:
     message = signer.confirmation()
     harness.clock[0] += 120
-    response = harness.endpoint(replay_window_seconds=60)(function_url_event(message))
+    response = harness.receiver(replay_window_seconds=60)(function_url_event(message))
     assert response["statusCode"] == 403
     assert "beyond the replay window of 60 s" in response_body(response)["reason"]
 
 
 def test_an_unreachable_certificate_asks_sns_to_retry(harness: Harness, signer: Signer) -> None:
     harness.certificate_host.failure = TimeoutError("timed out")
-    response = harness.endpoint()(function_url_event(signer.confirmation()))
+    response = harness.receiver()(function_url_event(signer.confirmation()))
     assert response["statusCode"] == 503
     assert response_body(response)["outcome"] == "retry"
     assert harness.confirmer.confirmed == []
@@ -471,7 +473,7 @@ def test_an_unexpected_error_answers_500_so_that_sns_retries(
     harness: Harness, signer: Signer
 ) -> None:
     harness.certificate_host.failure = RuntimeError("bug")
-    response = harness.endpoint()(function_url_event(signer.confirmation()))
+    response = harness.receiver()(function_url_event(signer.confirmation()))
     assert response["statusCode"] == 500
     assert response_body(response) == {
         "outcome": "error",
@@ -486,11 +488,11 @@ def test_each_delivery_writes_one_json_log_line_with_id_topic_outcome_and_reason
     harness: Harness, signer: Signer
 ) -> None:
     stream = io.StringIO()
-    endpoint = harness.endpoint(logger=JsonLogger("orders-endpoint", stream=stream))
+    receiver = harness.receiver(logger=JsonLogger("orders-endpoint", stream=stream))
     accepted = signer.confirmation()
     refused = signer.confirmation(topic_arn=UNLISTED_TOPIC_ARN)
-    endpoint(function_url_event(accepted))
-    endpoint(function_url_event(refused))
+    receiver(function_url_event(accepted))
+    receiver(function_url_event(refused))
     lines = [json.loads(line) for line in stream.getvalue().splitlines()]
     assert len(lines) == 2
     assert lines[0]["level"] == "INFO"
@@ -515,131 +517,15 @@ def test_the_log_line_carries_the_lambda_request_id(harness: Harness, signer: Si
         aws_request_id = "c6af9ac6-7b61-11e6-9a41-93e8deadbeef"
 
     stream = io.StringIO()
-    endpoint = harness.endpoint(logger=JsonLogger("orders-endpoint", stream=stream))
-    endpoint(function_url_event(signer.confirmation()), LambdaContext())
+    receiver = harness.receiver(logger=JsonLogger("orders-endpoint", stream=stream))
+    receiver(function_url_event(signer.confirmation()), LambdaContext())
     assert json.loads(stream.getvalue())["function_request_id"] == LambdaContext.aws_request_id
 
 
-# --- configuration -------------------------------------------------------------------------
-
-VALID_ENVIRONMENT = {
-    "SNS_ENDPOINT_ALLOWED_TOPIC_ARNS": f"{TOPIC_ARN}, {OTHER_ALLOWED_TOPIC_ARN}",
-    "SNS_ENDPOINT_DEDUPE_TABLE": "sns-dedupe",
-    "SNS_ENDPOINT_HANDLER": "tests.runtime.sns_endpoint.conftest:record_notification",
-}
-
-
-def test_the_configuration_is_read_from_the_environment() -> None:
-    config = EndpointConfig.from_environment(
-        {
-            **VALID_ENVIRONMENT,
-            "SNS_ENDPOINT_REPLAY_WINDOW_SECONDS": "600",
-            "SNS_ENDPOINT_LEASE_SECONDS": "20",
-        }
-    )
-    assert config == EndpointConfig(
-        allowed_topic_arns=frozenset({TOPIC_ARN, OTHER_ALLOWED_TOPIC_ARN}),
-        dedupe_table="sns-dedupe",
-        handler_path="tests.runtime.sns_endpoint.conftest:record_notification",
-        replay_window_seconds=600.0,
-        lease_seconds=20.0,
-    )
-
-
-def test_unset_durations_take_their_defaults() -> None:
-    config = EndpointConfig.from_environment(VALID_ENVIRONMENT)
-    assert config.replay_window_seconds == 3900.0
-    assert config.lease_seconds == 30.0
-
-
-@pytest.mark.parametrize(
-    ("change", "message"),
-    [
-        ({"SNS_ENDPOINT_ALLOWED_TOPIC_ARNS": ""}, "SNS_ENDPOINT_ALLOWED_TOPIC_ARNS) is empty"),
-        (
-            {"SNS_ENDPOINT_ALLOWED_TOPIC_ARNS": "arn:aws:sns:us-east-1:111111111111:*"},
-            "is not an SNS topic ARN",
-        ),
-        (
-            {"SNS_ENDPOINT_ALLOWED_TOPIC_ARNS": "arn:aws:sqs:us-east-1:111111111111:Orders"},
-            "is not an SNS topic ARN",
-        ),
-        ({"SNS_ENDPOINT_DEDUPE_TABLE": ""}, "SNS_ENDPOINT_DEDUPE_TABLE is not set"),
-        ({"SNS_ENDPOINT_DEDUPE_TABLE": "a b"}, "is not a DynamoDB table name"),
-        ({"SNS_ENDPOINT_REPLAY_WINDOW_SECONDS": "1h"}, "must be a number of seconds, got '1h'"),
-        ({"SNS_ENDPOINT_REPLAY_WINDOW_SECONDS": "-5"}, "must be a positive, finite number"),
-        ({"SNS_ENDPOINT_REPLAY_WINDOW_SECONDS": "inf"}, "must be a positive, finite number"),
-        ({"SNS_ENDPOINT_REPLAY_WINDOW_SECONDS": "nan"}, "must be a positive, finite number"),
-        ({"SNS_ENDPOINT_LEASE_SECONDS": "0"}, "lease_seconds (SNS_ENDPOINT_LEASE_SECONDS)"),
-    ],
-)
-def test_a_bad_setting_is_named_with_its_fix(change: dict[str, str], message: str) -> None:
-    with pytest.raises(ConfigurationError) as raised:
-        EndpointConfig.from_environment({**VALID_ENVIRONMENT, **change})
-    assert message in str(raised.value)
-
-
-@pytest.mark.parametrize(
-    ("path", "message"),
-    [
-        ("tests.runtime.sns_endpoint.conftest", "is not 'package.module:function'"),
-        (":record_notification", "is not 'package.module:function'"),
-        ("tests.runtime.sns_endpoint.no_such_module:handle", "cannot import module"),
-        ("tests.runtime.sns_endpoint.conftest:no_such_function", "has no 'no_such_function'"),
-        ("tests.runtime.sns_endpoint.conftest:TOPIC_ARN", "is not callable"),
-    ],
-)
-def test_a_bad_handler_path_is_named_with_its_fix(path: str, message: str) -> None:
-    with pytest.raises(ConfigurationError, match="SNS_ENDPOINT_HANDLER") as raised:
-        load_handler(path)
-    assert message in str(raised.value)
-
-
-def test_a_handler_path_may_name_an_attribute_of_an_attribute() -> None:
-    loaded: object = load_handler("json:JSONDecoder.decode")
-    assert loaded is json.JSONDecoder.decode
+# --- building from the environment --------------------------------------------------------
 
 
 def test_building_from_the_environment_needs_a_handler() -> None:
     environment = {k: v for k, v in VALID_ENVIRONMENT.items() if k != "SNS_ENDPOINT_HANDLER"}
     with pytest.raises(ConfigurationError, match="SNS_ENDPOINT_HANDLER is not set"):
-        SnsHttpsEndpoint.from_environment(environment)
-
-
-@pytest.fixture
-def fresh_default_endpoint() -> Iterator[None]:
-    """The Lambda entry point builds its endpoint once per container; start and end clean."""
-    sns_https_endpoint._default_endpoint.cache_clear()
-    yield
-    sns_https_endpoint._default_endpoint.cache_clear()
-
-
-@pytest.mark.usefixtures("fresh_default_endpoint")
-def test_the_entry_point_answers_500_while_misconfigured_and_logs_the_fix(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], signer: Signer
-) -> None:
-    monkeypatch.delenv("SNS_ENDPOINT_ALLOWED_TOPIC_ARNS", raising=False)
-    monkeypatch.setenv("SNS_ENDPOINT_DEDUPE_TABLE", "sns-dedupe")
-    monkeypatch.setenv("SNS_ENDPOINT_HANDLER", VALID_ENVIRONMENT["SNS_ENDPOINT_HANDLER"])
-    response = sns_https_endpoint.handler(function_url_event(signer.confirmation()), None)
-    assert response["statusCode"] == 500
-    assert response_body(response)["outcome"] == "misconfigured"
-    log = json.loads(capsys.readouterr().out)
-    assert log["level"] == "ERROR"
-    assert "SNS_ENDPOINT_ALLOWED_TOPIC_ARNS" in log["reason"]
-
-
-@pytest.mark.usefixtures("fresh_default_endpoint")
-def test_the_entry_point_builds_its_endpoint_from_the_environment_once(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    for name, value in VALID_ENVIRONMENT.items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.setenv("SNS_ENDPOINT_REPLAY_WINDOW_SECONDS", "60")
-    event = function_url_event("{}", message_type="Notification", method="GET")
-    assert sns_https_endpoint.handler(event, None)["statusCode"] == 405
-    endpoint = sns_https_endpoint._default_endpoint()
-    assert endpoint.config.replay_window_seconds == 60.0
-    assert endpoint.process is record_notification
-    monkeypatch.setenv("SNS_ENDPOINT_REPLAY_WINDOW_SECONDS", "120")
-    assert sns_https_endpoint._default_endpoint() is endpoint
+        SnsHttpsReceiver.from_environment(environment)

@@ -14,7 +14,7 @@ from cross_account_runtime.sns_endpoint.signature import (
     CertificateCache,
     CertificateFetchError,
     FetchError,
-    MessageFormatError,
+    MalformedSnsMessageError,
     SignatureError,
     check_certificate_url,
     check_sns_url,
@@ -328,7 +328,7 @@ def test_a_missing_field_is_named(
 ) -> None:
     message = signer.notification()
     del message[name]
-    with pytest.raises(MessageFormatError, match=f"{name}: is missing") as raised:
+    with pytest.raises(MalformedSnsMessageError, match=f"{name}: is missing") as raised:
         check(message)
     assert raised.value.field == name
 
@@ -341,7 +341,7 @@ def test_a_confirmation_without_its_token_or_url_is_malformed(
 ) -> None:
     message = signer.confirmation()
     del message[name]
-    with pytest.raises(MessageFormatError, match=f"{name}: is missing"):
+    with pytest.raises(MalformedSnsMessageError, match=f"{name}: is missing"):
         check(message)
 
 
@@ -356,7 +356,7 @@ def test_a_field_that_is_not_a_string_is_named_with_its_type(
 ) -> None:
     message = signer.notification()
     message[name] = value
-    with pytest.raises(MessageFormatError, match=f"{name}: must be a JSON string"):
+    with pytest.raises(MalformedSnsMessageError, match=f"{name}: must be a JSON string"):
         check(message)
 
 
@@ -368,14 +368,14 @@ def test_an_unknown_signature_version_is_refused(
 ) -> None:
     message = signer.notification()
     message["SignatureVersion"] = version
-    with pytest.raises(MessageFormatError, match="SignatureVersion: unsupported version"):
+    with pytest.raises(MalformedSnsMessageError, match="SignatureVersion: unsupported version"):
         check(message)
 
 
 def test_an_unknown_type_is_refused(signer: Signer, check: Check) -> None:
     message = signer.notification()
     message["Type"] = "Notice"
-    with pytest.raises(MessageFormatError, match="Type: unknown message type 'Notice'"):
+    with pytest.raises(MalformedSnsMessageError, match="Type: unknown message type 'Notice'"):
         check(message)
 
 
@@ -390,7 +390,7 @@ def test_a_signature_that_is_not_base64_is_malformed(
 ) -> None:
     message = signer.notification()
     message["Signature"] = signature
-    with pytest.raises(MessageFormatError, match=f"Signature: {reason}"):
+    with pytest.raises(MalformedSnsMessageError, match=f"Signature: {reason}"):
         check(message)
 
 

@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from cross_account_runtime.delivery_report.sample.generator import DEFAULT_START, generate
-from cross_account_runtime.delivery_report.sample.topology import topology_from_dict
+from cross_account_runtime.delivery_report.sample.topology import sample_topology_from_dict
 from cross_account_runtime.delivery_report.sample.writers import WRITERS, write_layouts
 
 
@@ -33,7 +33,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         topology = (
-            topology_from_dict(json.loads(args.topology.read_text())) if args.topology else None
+            sample_topology_from_dict(json.loads(args.topology.read_text()))
+            if args.topology
+            else None
         )
         start = datetime.fromisoformat(args.start)
     except (OSError, ValueError, KeyError) as error:

@@ -29,10 +29,10 @@ from cross_account_runtime.delivery_report.sample.retry_schedule import (
 )
 from cross_account_runtime.delivery_report.sample.topology import (
     RETRIED_CAUSES,
-    Subscription,
-    Topic,
-    Topology,
-    default_topology,
+    SampleSubscription,
+    SampleTopic,
+    SampleTopology,
+    default_sample_topology,
 )
 
 DEFAULT_START = datetime(2025, 1, 6, tzinfo=UTC)
@@ -138,7 +138,7 @@ def generate(
     records: int,
     seed: int,
     *,
-    topology: Topology | None = None,
+    topology: SampleTopology | None = None,
     start: datetime = DEFAULT_START,
     hours: float = 48.0,
     duplicate_rate: float = 0.002,
@@ -147,7 +147,7 @@ def generate(
     if records < 0:
         raise ValueError("records must be >= 0")
     rng = random.Random(seed)
-    topo = topology or default_topology()
+    topo = topology or default_sample_topology()
     weights = [topic.weight for topic in topo.topics]
     start_ms = int(start.timestamp() * 1000)
     window_ms = int(hours * 3600 * 1000)
@@ -232,7 +232,7 @@ def _latency(rng: random.Random, protocol: str) -> int:
     return max(1, int(rng.lognormvariate(math.log(_LATENCY_MS[protocol]), 0.6)))
 
 
-def _outcome(rng: random.Random, subscription: Subscription, in_outage: bool) -> _Outcome:
+def _outcome(rng: random.Random, subscription: SampleSubscription, in_outage: bool) -> _Outcome:
     protocol = subscription.protocol
     failures = dict(subscription.failures)
     if in_outage and protocol == "http/s":
@@ -254,7 +254,7 @@ def _outcome(rng: random.Random, subscription: Subscription, in_outage: bool) ->
     )
 
 
-def _retry_wait_ms(rng: random.Random, subscription: Subscription, retries: int) -> int:
+def _retry_wait_ms(rng: random.Random, subscription: SampleSubscription, retries: int) -> int:
     """Time spent waiting between attempts for ``retries`` retries, with SNS's jitter."""
     protocol = subscription.protocol
     if protocol == "http/s":
@@ -266,7 +266,7 @@ def _retry_wait_ms(rng: random.Random, subscription: Subscription, retries: int)
     return int(seconds * 1000 * rng.uniform(1.0, 1.1))
 
 
-def _max_retries(subscription: Subscription) -> int:
+def _max_retries(subscription: SampleSubscription) -> int:
     if subscription.protocol == "http/s":
         return subscription.policy.num_retries
     if subscription.protocol in {"application", "sms"}:
@@ -274,7 +274,7 @@ def _max_retries(subscription: Subscription) -> int:
     return MANAGED_MAX_ATTEMPTS - 1
 
 
-def _retried_success(rng: random.Random, subscription: Subscription) -> _Outcome:
+def _retried_success(rng: random.Random, subscription: SampleSubscription) -> _Outcome:
     protocol = subscription.protocol
     ceiling = max(1, min(_max_retries(subscription), 8))
     retries = min(ceiling, 1 + int(rng.expovariate(0.7)))
@@ -292,7 +292,7 @@ def _retried_success(rng: random.Random, subscription: Subscription) -> _Outcome
     )
 
 
-def _failure(rng: random.Random, subscription: Subscription, cause: str) -> _Outcome:
+def _failure(rng: random.Random, subscription: SampleSubscription, cause: str) -> _Outcome:
     protocol = subscription.protocol
     latency = _latency(rng, protocol)
     code, response = _failure_answer(rng, subscription, cause)
@@ -305,7 +305,7 @@ def _failure(rng: random.Random, subscription: Subscription, cause: str) -> _Out
 
 
 def _failure_answer(
-    rng: random.Random, subscription: Subscription, cause: str
+    rng: random.Random, subscription: SampleSubscription, cause: str
 ) -> tuple[int | None, str]:
     """The ``statusCode`` and ``providerResponse`` SNS logs for a failure of this cause."""
     protocol = subscription.protocol
@@ -409,8 +409,8 @@ def _timestamp_text(rng: random.Random, published_ms: int) -> str:
 def _record(
     rng: random.Random,
     *,
-    topic: Topic,
-    subscription: Subscription,
+    topic: SampleTopic,
+    subscription: SampleSubscription,
     message_id: str,
     md5: str,
     published_ms: int,

@@ -1,6 +1,6 @@
 """The topics and subscriptions sample data is generated for, and how often each one fails.
 
-A topology is a few dataclasses (or the same as JSON, see :func:`topology_from_dict`). The
+A topology is a few dataclasses (or the same as JSON, see :func:`sample_topology_from_dict`). The
 default mirrors the project's example: Billing (222222222222) publishes ``OrderBilled``, Sales
 (111111111111) subscribes its queue across accounts, a partner receives it on an HTTPS webhook
 with a delivery policy; Billing archives through Firehose and audits with a Lambda function;
@@ -37,7 +37,7 @@ RETRIED_CAUSES = frozenset({"timeout", "tls_error", "connection_error", "http_5x
 
 
 @dataclass(frozen=True)
-class Subscription:
+class SampleSubscription:
     """One subscription and its behaviour: failure rates per cause (of all deliveries)."""
 
     protocol: str
@@ -72,7 +72,7 @@ class Subscription:
 
 
 @dataclass(frozen=True)
-class Topic:
+class SampleTopic:
     """A topic, or the pseudo-topic SNS logs SMS or a platform application under.
 
     ``arn`` of SMS is ``arn:aws:sns:<region>:<account>:DirectPublishToPhoneNumber``; of a
@@ -81,7 +81,7 @@ class Topic:
     """
 
     arn: str
-    subscriptions: tuple[Subscription, ...]
+    subscriptions: tuple[SampleSubscription, ...]
     weight: float = 1.0
     success_sample_rate: int = 100
 
@@ -122,11 +122,14 @@ class Topic:
 
 
 @dataclass(frozen=True)
-class Topology:
-    topics: tuple[Topic, ...]
+class SampleTopology:
+    """The topics sample data is generated for: the generator's own model of a topology, which
+    carries failure rates and is not the app's :class:`stacks.topology.Topology`."""
+
+    topics: tuple[SampleTopic, ...]
 
 
-def default_topology() -> Topology:
+def default_sample_topology() -> SampleTopology:
     """The project's example accounts, with failures of every cause the generator knows."""
     partner_policy = HttpDeliveryPolicy(
         min_delay_target=1,
@@ -137,11 +140,11 @@ def default_topology() -> Topology:
         num_max_delay_retries=35,
         backoff_function=BackoffFunction.EXPONENTIAL,
     )
-    order_billed = Topic(
+    order_billed = SampleTopic(
         arn=f"arn:aws:sns:{REGION}:{BILLING_ACCOUNT}:OrderBilled",
         weight=6.0,
         subscriptions=(
-            Subscription(
+            SampleSubscription(
                 "sqs",
                 f"arn:aws:sqs:{REGION}:{SALES_ACCOUNT}:Sales",
                 failures={
@@ -151,7 +154,7 @@ def default_topology() -> Topology:
                 },
                 retried_success_rate=0.01,
             ),
-            Subscription(
+            SampleSubscription(
                 "http/s",
                 "https://partner.example.com/webhooks/order-billed",
                 failures={
@@ -164,13 +167,13 @@ def default_topology() -> Topology:
                 http_4xx_success_rate=0.01,
                 delivery_policy=partner_policy,
             ),
-            Subscription(
+            SampleSubscription(
                 "lambda",
                 f"arn:aws:lambda:{REGION}:{BILLING_ACCOUNT}:function:BillingAudit",
                 failures={"throttled": 0.0005, "endpoint_missing": 0.001, "access_denied": 0.0005},
                 retried_success_rate=0.01,
             ),
-            Subscription(
+            SampleSubscription(
                 "firehose",
                 f"arn:aws:firehose:{REGION}:{BILLING_ACCOUNT}:deliverystream/message-archive",
                 failures={
@@ -182,24 +185,24 @@ def default_topology() -> Topology:
             ),
         ),
     )
-    order_accepted = Topic(
+    order_accepted = SampleTopic(
         arn=f"arn:aws:sns:{REGION}:{SALES_ACCOUNT}:OrderAccepted",
         weight=3.0,
         subscriptions=(
-            Subscription(
+            SampleSubscription(
                 "sqs",
                 f"arn:aws:sqs:{REGION}:{BILLING_ACCOUNT}:Billing",
                 failures={"data_protection_policy": 0.002, "kms_access_denied": 0.002},
                 retried_success_rate=0.01,
             ),
-            Subscription(
+            SampleSubscription(
                 "http/s",
                 "http://legacy.example.net/sns",
                 failures={"connection_error": 0.01, "http_5xx": 0.01},
                 retried_success_rate=0.02,
                 http_4xx_success_rate=0.02,
             ),
-            Subscription(
+            SampleSubscription(
                 "sqs",
                 f"arn:aws:sqs:{REGION}:{ERROR_QUEUE_ACCOUNT}:audit",
                 failures={"endpoint_missing": 0.002},
@@ -207,16 +210,18 @@ def default_topology() -> Topology:
             ),
         ),
     )
-    sms = Topic(
+    sms = SampleTopic(
         arn=f"arn:aws:sns:{REGION}:{SALES_ACCOUNT}:DirectPublishToPhoneNumber",
         weight=0.3,
-        subscriptions=(Subscription("sms", "+15555550100", failures={"provider_error": 0.05}),),
+        subscriptions=(
+            SampleSubscription("sms", "+15555550100", failures={"provider_error": 0.05}),
+        ),
     )
-    push = Topic(
+    push = SampleTopic(
         arn=f"arn:aws:sns:{REGION}:{SALES_ACCOUNT}:app/APNS/SalesMobile",
         weight=0.3,
         subscriptions=(
-            Subscription(
+            SampleSubscription(
                 "application",
                 f"arn:aws:sns:{REGION}:{SALES_ACCOUNT}:endpoint/APNS/SalesMobile/6a1f3e0c-4c1b-3d9a-9a51-0c6b2e1f7d10",
                 failures={"provider_error": 0.03, "endpoint_missing": 0.01},
@@ -224,10 +229,10 @@ def default_topology() -> Topology:
             ),
         ),
     )
-    return Topology(topics=(order_billed, order_accepted, sms, push))
+    return SampleTopology(topics=(order_billed, order_accepted, sms, push))
 
 
-def topology_from_dict(data: Mapping[str, Any]) -> Topology:
+def sample_topology_from_dict(data: Mapping[str, Any]) -> SampleTopology:
     """A topology from JSON: ``{"topics": [{"arn", "weight"?, "successSampleRate"?,
     "subscriptions": [{"protocol", "endpoint", "failures"?, "retriedSuccessRate"?,
     "http4xxSuccessRate"?, "deliveryPolicy"?: {"healthyRetryPolicy": {...}}}]}]}``."""
@@ -239,7 +244,7 @@ def topology_from_dict(data: Mapping[str, Any]) -> Topology:
         for sub in topic["subscriptions"]:
             policy = sub.get("deliveryPolicy", {}).get("healthyRetryPolicy")
             subscriptions.append(
-                Subscription(
+                SampleSubscription(
                     protocol=sub["protocol"],
                     endpoint=sub["endpoint"],
                     failures=dict(sub.get("failures", {})),
@@ -253,7 +258,7 @@ def topology_from_dict(data: Mapping[str, Any]) -> Topology:
                 ),
             )
         topics.append(
-            Topic(
+            SampleTopic(
                 arn=topic["arn"],
                 subscriptions=tuple(subscriptions),
                 weight=float(topic.get("weight", 1.0)),
@@ -262,4 +267,4 @@ def topology_from_dict(data: Mapping[str, Any]) -> Topology:
         )
     if not topics:
         raise ValueError("a topology needs at least one topic under 'topics'")
-    return Topology(topics=tuple(topics))
+    return SampleTopology(topics=tuple(topics))

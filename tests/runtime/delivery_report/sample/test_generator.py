@@ -18,8 +18,8 @@ from cross_account_runtime.delivery_report.sample.retry_schedule import (
     http_delays,
 )
 from cross_account_runtime.delivery_report.sample.topology import (
-    default_topology,
-    topology_from_dict,
+    default_sample_topology,
+    sample_topology_from_dict,
 )
 
 PROTOCOL_PREFIXES = {
@@ -64,7 +64,7 @@ def test_generated_causes_are_what_the_classifier_finds(sample: SampleData) -> N
 
 
 def test_attempts_and_dwell_follow_the_retry_schedules(sample: SampleData) -> None:
-    topology = default_topology()
+    topology = default_sample_topology()
     policies = {
         s.endpoint: s.policy
         for topic in topology.topics
@@ -134,7 +134,7 @@ def test_topology_from_json_refuses_an_invalid_delivery_policy() -> None:
         ],
     }
     with pytest.raises(DeliveryPolicyError, match="numRetries"):
-        topology_from_dict({"topics": [topic]})
+        sample_topology_from_dict({"topics": [topic]})
 
 
 def test_topology_from_json_rejects_impossible_failures() -> None:
@@ -145,16 +145,18 @@ def test_topology_from_json_rejects_impossible_failures() -> None:
         "failures": {"tls_error": 0.1},
     }
     with pytest.raises(ValueError, match=r"causes \['tls_error'\] are not logged for sqs"):
-        topology_from_dict({"topics": [{**topic, "subscriptions": [sub]}]})
+        sample_topology_from_dict({"topics": [{**topic, "subscriptions": [sub]}]})
     with pytest.raises(ValueError, match="has no subscriptions"):
-        topology_from_dict({"topics": [topic]})
+        sample_topology_from_dict({"topics": [topic]})
     valid = {**sub, "failures": {"kms_access_denied": 0.5}}
     assert (
         len(
             generate(
                 50,
                 1,
-                topology=topology_from_dict({"topics": [{**topic, "subscriptions": [valid]}]}),
+                topology=sample_topology_from_dict(
+                    {"topics": [{**topic, "subscriptions": [valid]}]}
+                ),
             ).events
         )
         == 50

@@ -1,13 +1,9 @@
-"""The Lambda handler: partial batch responses, sends, dead-lettering, FIFO groups, logs."""
+"""The batch processor: partial batch responses, sends, dead-lettering, FIFO groups, logs."""
 
 from __future__ import annotations
 
 import io
 import json
-import subprocess
-import sys
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,45 +11,31 @@ import pytest
 from cross_account_runtime.common.json_log import JsonLogger
 from cross_account_runtime.nservicebus.arn_header import ARN_HEADER, decode
 from cross_account_runtime.nservicebus.transport_address import parse_queue_arn
-from cross_account_runtime.relay import batch as relay_module
-from cross_account_runtime.relay.batch import REJECTION_ATTRIBUTE, Relay, SqsClients
+from cross_account_runtime.relay import batch as batch_module
+from cross_account_runtime.relay.batch import Relay
+from cross_account_runtime.relay.decision import REJECTION_ATTRIBUTE
 from tests.runtime.relay.conftest import (
     BILLING_INGRESS_ARN,
-    BILLING_SHADOW_ARN,
     BILLING_SHADOW_DLQ_ARN,
     FIFO_INGRESS_ARN,
     FIFO_SHADOW_ARN,
     SALES_ARN,
+    LambdaContext,
     RecordingSend,
     ThrottlingError,
     body_headers,
+    failed_ids,
+    good_record,
     log_lines,
     message_lines,
     outbound_config,
-    request_headers,
+    poison_record,
     sqs_event,
-    sqs_record,
-    wrapped_body,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
 INGRESS_URL = parse_queue_arn(BILLING_INGRESS_ARN).url
 DLQ_URL = parse_queue_arn(BILLING_SHADOW_DLQ_ARN).url
 FIFO_INGRESS_URL = parse_queue_arn(FIFO_INGRESS_ARN).url
-
-
-class LambdaContext:
-    """The part of Lambda's context object the relay reads."""
-
-    aws_request_id = "c6af9ac6-7b61-11e6-9a41-93e8deadbeef"
-
-
-def good_record(**options: Any) -> dict[str, Any]:
-    return sqs_record(wrapped_body(request_headers()), **options)
-
-
-def poison_record(**options: Any) -> dict[str, Any]:
-    return sqs_record(wrapped_body(request_headers(**{ARN_HEADER: "a===b"})), **options)
 
 
 @pytest.fixture
@@ -69,10 +51,6 @@ def send() -> RecordingSend:
 @pytest.fixture
 def relay(send: RecordingSend, log: io.StringIO) -> Relay:
     return Relay(outbound_config(), send=send, logger=JsonLogger("sqs-relay", stream=log))
-
-
-def failed_ids(response: dict[str, list[dict[str, str]]]) -> list[str]:
-    return [item["itemIdentifier"] for item in response["batchItemFailures"]]
 
 
 def test_a_batch_is_stamped_and_forwarded_and_nothing_is_reported_failed(
@@ -196,7 +174,7 @@ def test_a_defect_costs_a_retry_never_the_message(
     def broken(record: Any, config: Any) -> Any:
         raise KeyError("unexpected")
 
-    monkeypatch.setattr(relay_module, "relay_message", broken)
+    monkeypatch.setattr(batch_module, "relay_message", broken)
     record = good_record()
     response = relay(sqs_event(record), None)
     assert failed_ids(response) == [record["messageId"]]
@@ -250,95 +228,3 @@ def test_an_event_that_is_not_an_sqs_batch_fails_the_whole_invocation(
     makes Lambda retry the whole batch."""
     with pytest.raises(ValueError, match="not a Lambda SQS event"):
         relay(event, None)
-
-
-def test_clients_are_created_lazily_once_per_region() -> None:
-    created: list[str] = []
-
-    class Client:
-        def __init__(self, region: str) -> None:
-            self.region = region
-
-        def send_message(self, **request: Any) -> dict[str, str]:
-            return {"MessageId": f"{self.region}:{request['QueueUrl']}"}
-
-    def create(region: str) -> Client:
-        created.append(region)
-        return Client(region)
-
-    clients = SqsClients(create)
-    assert created == []
-    assert clients.send("us-east-1", {"QueueUrl": "q1"}) == "us-east-1:q1"
-    assert clients.send("eu-west-1", {"QueueUrl": "q2"}) == "eu-west-1:q2"
-    assert clients.send("us-east-1", {"QueueUrl": "q3"}) == "us-east-1:q3"
-    assert created == ["us-east-1", "eu-west-1"]
-
-
-def test_importing_the_relay_loads_neither_boto3_nor_botocore() -> None:
-    """Cold starts pay for boto3 only when the first message is sent."""
-    probe = (
-        "import sys, cross_account_runtime.relay.batch; "
-        "print(sorted(m for m in ('boto3', 'botocore', 'typing', 'dataclasses') "
-        "if m in sys.modules))"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
-    )
-    assert result.stdout.strip() == "[]"
-
-
-@pytest.fixture
-def fresh_default_relay() -> Iterator[None]:
-    """The entry point builds its relay once per container; start and end clean."""
-    relay_module._default_relay.cache_clear()
-    yield
-    relay_module._default_relay.cache_clear()
-
-
-@pytest.mark.usefixtures("fresh_default_relay")
-def test_the_entry_point_reports_every_message_failed_while_misconfigured(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    monkeypatch.setenv("RELAY_DIRECTION", "outbound")
-    monkeypatch.delenv("RELAY_ROUTES", raising=False)
-    monkeypatch.setenv("POWERTOOLS_SERVICE_NAME", "sales-outbound-relay")
-    records = [good_record(), good_record()]
-
-    response = relay_module.handler(sqs_event(*records), LambdaContext())
-
-    assert failed_ids(response) == [record["messageId"] for record in records]
-    [line] = log_lines(capsys.readouterr().out)
-    assert line["level"] == "ERROR"
-    assert line["outcome"] == "misconfigured"
-    assert line["service"] == "sales-outbound-relay"
-    assert "RELAY_ROUTES is not set" in line["reason"]
-
-
-@pytest.mark.usefixtures("fresh_default_relay")
-def test_the_entry_point_builds_its_relay_from_the_environment_once(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    monkeypatch.setenv("RELAY_DIRECTION", "outbound")
-    monkeypatch.setenv(
-        "RELAY_ROUTES",
-        json.dumps(
-            {
-                BILLING_SHADOW_ARN: {
-                    "destination": BILLING_INGRESS_ARN,
-                    "deadLetterQueue": BILLING_SHADOW_DLQ_ARN,
-                }
-            }
-        ),
-    )
-    monkeypatch.setenv("RELAY_LOCAL_ENDPOINTS", json.dumps({"Sales": SALES_ARN}))
-    unrouted = good_record(source="arn:aws:sqs:us-east-1:111111111111:Unrouted")
-
-    response = relay_module.handler(sqs_event(unrouted), LambdaContext())
-
-    assert failed_ids(response) == [unrouted["messageId"]]
-    built = relay_module._default_relay()
-    assert set(built.config.routes) == {BILLING_SHADOW_ARN}
-    assert built.config.local_endpoints == {"Sales": SALES_ARN}
-    monkeypatch.setenv("RELAY_DIRECTION", "inbound")
-    assert relay_module._default_relay() is built
-    assert message_lines(capsys.readouterr().out)[0]["kind"] == "unknown_route"

@@ -11,16 +11,10 @@ import pytest
 from cross_account_runtime.nservicebus.arn_header import ARN_HEADER, decode
 from cross_account_runtime.nservicebus.transport_address import parse_queue_arn
 from cross_account_runtime.nservicebus.wire_format import HEADERS_ATTRIBUTE
-from cross_account_runtime.relay.batch import (
-    FORWARDED,
-    MALFORMED_ARN_HEADER,
-    MALFORMED_RECORD,
+from cross_account_runtime.relay.decision import (
     MAX_MESSAGE_BYTES,
-    OVERSIZE,
     REJECTION_ATTRIBUTE,
-    UNKNOWN_ROUTE,
-    UNREADABLE_HEADERS,
-    UNSTAMPABLE_HEADER,
+    DecisionKind,
     relay_message,
 )
 from tests.runtime.relay.conftest import (
@@ -62,31 +56,31 @@ def test_outbound_stamps_every_header_carrying_the_local_address_in_a_wrapped_bo
     headers = request_headers()
     record = sqs_record(wrapped_body(headers))
 
-    outcome = relay_message(record, outbound_config())
+    decision = relay_message(record, outbound_config())
 
-    assert outcome.kind == FORWARDED
-    assert str(outcome.queue) == BILLING_INGRESS_ARN
-    assert outcome.request is not None
-    assert outcome.request["QueueUrl"] == BILLING_INGRESS_URL
-    sent = body_headers(outcome.request["MessageBody"])
+    assert decision.kind == DecisionKind.FORWARDED
+    assert str(decision.queue) == BILLING_INGRESS_ARN
+    assert decision.request is not None
+    assert decision.request["QueueUrl"] == BILLING_INGRESS_URL
+    sent = body_headers(decision.request["MessageBody"])
     assert decode(sent[ARN_HEADER]) == {
         "NServiceBus.ReplyToAddress": SALES_ARN,
         "NServiceBus.OriginatingEndpoint": SALES_ARN,
     }
     assert {name: value for name, value in sent.items() if name != ARN_HEADER} == headers
-    assert outcome.rewritten_headers == (
+    assert decision.rewritten_headers == (
         "NServiceBus.ReplyToAddress",
         "NServiceBus.OriginatingEndpoint",
     )
-    assert outcome.wire_form == "wrapped"
+    assert decision.wire_form == "wrapped"
 
 
 def test_outbound_changes_nothing_in_a_wrapped_body_but_the_headers() -> None:
     headers = request_headers()
     body = wrapped_body(headers, payload='{"OrderId": 42, "Note": "ünïcode"}')
-    outcome = relay_message(sqs_record(body), outbound_config())
-    assert outcome.request is not None
-    sent = json.loads(outcome.request["MessageBody"])
+    decision = relay_message(sqs_record(body), outbound_config())
+    assert decision.request is not None
+    sent = json.loads(decision.request["MessageBody"])
     original = json.loads(body)
     assert {k: v for k, v in sent.items() if k != "Headers"} == {
         k: v for k, v in original.items() if k != "Headers"
@@ -105,28 +99,28 @@ def test_outbound_stamps_the_headers_attribute_and_keeps_the_other_attributes() 
         },
     )
 
-    outcome = relay_message(record, outbound_config())
+    decision = relay_message(record, outbound_config())
 
-    assert outcome.request is not None
-    assert outcome.wire_form == "attribute"
-    assert outcome.request["MessageBody"] == '{"OrderId":42}'
-    attributes = outcome.request["MessageAttributes"]
+    assert decision.request is not None
+    assert decision.wire_form == "attribute"
+    assert decision.request["MessageBody"] == '{"OrderId":42}'
+    attributes = decision.request["MessageAttributes"]
     assert attributes["Tenant"] == {"DataType": "String", "StringValue": "acme"}
     assert attributes["Priority"] == {"DataType": "Number.int", "StringValue": "7"}
     assert attributes["Signature"] == {"DataType": "Binary", "BinaryValue": b"\x00\xffsig"}
-    assert decode(attribute_headers(outcome.request)[ARN_HEADER])["NServiceBus.ReplyToAddress"] == (
-        SALES_ARN
-    )
+    assert decode(attribute_headers(decision.request)[ARN_HEADER])[
+        "NServiceBus.ReplyToAddress"
+    ] == (SALES_ARN)
 
 
 def test_a_message_not_carrying_the_local_address_is_forwarded_byte_for_byte() -> None:
     body = wrapped_body(
         request_headers(reply_to="Shipping", **{"NServiceBus.OriginatingEndpoint": "Shipping"})
     )
-    outcome = relay_message(sqs_record(body), outbound_config())
-    assert outcome.request is not None
-    assert outcome.request["MessageBody"] == body
-    assert outcome.rewritten_headers == ()
+    decision = relay_message(sqs_record(body), outbound_config())
+    assert decision.request is not None
+    assert decision.request["MessageBody"] == body
+    assert decision.rewritten_headers == ()
 
 
 @pytest.mark.parametrize(
@@ -145,12 +139,12 @@ def test_a_message_not_carrying_the_local_address_is_forwarded_byte_for_byte() -
 def test_a_message_without_nservicebus_headers_passes_through_unchanged(
     body: str, attributes: dict[str, Any]
 ) -> None:
-    outcome = relay_message(sqs_record(body, message_attributes=attributes), outbound_config())
-    assert outcome.kind == FORWARDED
-    assert outcome.wire_form is None
-    assert outcome.request is not None
-    assert outcome.request["MessageBody"] == body
-    assert outcome.request.get("MessageAttributes", {}) == {
+    decision = relay_message(sqs_record(body, message_attributes=attributes), outbound_config())
+    assert decision.kind == DecisionKind.FORWARDED
+    assert decision.wire_form is None
+    assert decision.request is not None
+    assert decision.request["MessageBody"] == body
+    assert decision.request.get("MessageAttributes", {}) == {
         name: {"DataType": "String", "StringValue": a["stringValue"]}
         for name, a in attributes.items()
     }
@@ -159,9 +153,9 @@ def test_a_message_without_nservicebus_headers_passes_through_unchanged(
 def test_outbound_keeps_entries_an_earlier_hop_stamped() -> None:
     failed_q = "arn:aws:sqs:us-east-1:333333333333:error"
     headers = request_headers(**{ARN_HEADER: f"NServiceBus.FailedQ={failed_q}"})
-    outcome = relay_message(sqs_record(wrapped_body(headers)), outbound_config())
-    assert outcome.request is not None
-    entries = decode(body_headers(outcome.request["MessageBody"])[ARN_HEADER])
+    decision = relay_message(sqs_record(wrapped_body(headers)), outbound_config())
+    assert decision.request is not None
+    entries = decode(body_headers(decision.request["MessageBody"])[ARN_HEADER])
     assert entries["NServiceBus.FailedQ"] == failed_q
     assert entries["NServiceBus.ReplyToAddress"] == SALES_ARN
 
@@ -170,9 +164,9 @@ def test_outbound_stamps_each_local_endpoint_with_its_own_arn() -> None:
     config = outbound_config()
     config.local_endpoints["Shipping"] = "arn:aws:sqs:us-east-1:111111111111:Shipping"
     headers = request_headers(**{"NServiceBus.FailedQ": "Shipping"})
-    outcome = relay_message(sqs_record(wrapped_body(headers)), config)
-    assert outcome.request is not None
-    entries = decode(body_headers(outcome.request["MessageBody"])[ARN_HEADER])
+    decision = relay_message(sqs_record(wrapped_body(headers)), config)
+    assert decision.request is not None
+    entries = decode(body_headers(decision.request["MessageBody"])[ARN_HEADER])
     assert entries["NServiceBus.FailedQ"] == "arn:aws:sqs:us-east-1:111111111111:Shipping"
     assert entries["NServiceBus.ReplyToAddress"] == SALES_ARN
 
@@ -184,21 +178,21 @@ def test_inbound_substitutes_the_headers_named_in_the_arn_header() -> None:
     headers = request_headers(**{ARN_HEADER: f"NServiceBus.ReplyToAddress={SALES_ARN}"})
     record = sqs_record(wrapped_body(headers), source=BILLING_INGRESS_ARN)
 
-    outcome = relay_message(record, inbound_config())
+    decision = relay_message(record, inbound_config())
 
-    assert str(outcome.queue) == BILLING_ARN
-    assert outcome.request is not None
-    delivered = body_headers(outcome.request["MessageBody"])
+    assert str(decision.queue) == BILLING_ARN
+    assert decision.request is not None
+    delivered = body_headers(decision.request["MessageBody"])
     assert delivered == {**headers, "NServiceBus.ReplyToAddress": SALES_ARN}
-    assert outcome.rewritten_headers == ("NServiceBus.ReplyToAddress",)
+    assert decision.rewritten_headers == ("NServiceBus.ReplyToAddress",)
 
 
 def test_inbound_without_an_arn_header_delivers_the_message_unchanged() -> None:
     body = wrapped_body(request_headers())
-    outcome = relay_message(sqs_record(body, source=BILLING_INGRESS_ARN), inbound_config())
-    assert outcome.request is not None
-    assert outcome.request["MessageBody"] == body
-    assert outcome.request["QueueUrl"] == parse_queue_arn(BILLING_ARN).url
+    decision = relay_message(sqs_record(body, source=BILLING_INGRESS_ARN), inbound_config())
+    assert decision.request is not None
+    assert decision.request["MessageBody"] == body
+    assert decision.request["QueueUrl"] == parse_queue_arn(BILLING_ARN).url
 
 
 def test_inbound_substitutes_in_the_headers_attribute() -> None:
@@ -208,9 +202,9 @@ def test_inbound_substitutes_in_the_headers_attribute() -> None:
         source=BILLING_INGRESS_ARN,
         message_attributes={HEADERS_ATTRIBUTE: headers_attribute(headers)},
     )
-    outcome = relay_message(record, inbound_config())
-    assert outcome.request is not None
-    assert attribute_headers(outcome.request)["NServiceBus.ReplyToAddress"] == SALES_ARN
+    decision = relay_message(record, inbound_config())
+    assert decision.request is not None
+    assert attribute_headers(decision.request)["NServiceBus.ReplyToAddress"] == SALES_ARN
 
 
 # FIFO, tracing ---------------------------------------------------------------------------
@@ -239,10 +233,10 @@ def test_fifo_forwards_keep_the_group_and_a_deduplication_id_stable_across_retri
 
 def test_without_a_source_deduplication_id_the_message_id_is_used() -> None:
     record = sqs_record("x", source=FIFO_SHADOW_ARN, group_id="g", message_id="m-1")
-    outcome = relay_message(record, outbound_config())
-    assert outcome.request is not None
+    decision = relay_message(record, outbound_config())
+    assert decision.request is not None
     assert (
-        outcome.request["MessageDeduplicationId"]
+        decision.request["MessageDeduplicationId"]
         == hashlib.sha256(f"{FIFO_SHADOW_ARN}\nm-1".encode()).hexdigest()
     )
 
@@ -267,17 +261,17 @@ def test_equal_deduplication_ids_from_two_shadow_queues_stay_distinct() -> None:
 
 
 def test_standard_queues_get_no_deduplication_id_but_keep_a_fair_queue_group() -> None:
-    outcome = relay_message(sqs_record("x", group_id="tenant-7"), outbound_config())
-    assert outcome.request is not None
-    assert outcome.request["MessageGroupId"] == "tenant-7"
-    assert "MessageDeduplicationId" not in outcome.request
+    decision = relay_message(sqs_record("x", group_id="tenant-7"), outbound_config())
+    assert decision.request is not None
+    assert decision.request["MessageGroupId"] == "tenant-7"
+    assert "MessageDeduplicationId" not in decision.request
 
 
 def test_the_xray_trace_header_travels_with_the_message() -> None:
     trace = "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1"
-    outcome = relay_message(sqs_record("x", trace_header=trace), outbound_config())
-    assert outcome.request is not None
-    assert outcome.request["MessageSystemAttributes"] == {
+    decision = relay_message(sqs_record("x", trace_header=trace), outbound_config())
+    assert decision.request is not None
+    assert decision.request["MessageSystemAttributes"] == {
         "AWSTraceHeader": {"DataType": "String", "StringValue": trace}
     }
 
@@ -290,9 +284,9 @@ def test_a_rejection_attribute_from_an_earlier_refusal_is_not_forwarded() -> Non
             "Tenant": lambda_attribute("String", "acme"),
         },
     )
-    outcome = relay_message(record, outbound_config())
-    assert outcome.request is not None
-    assert set(outcome.request["MessageAttributes"]) == {"Tenant"}
+    decision = relay_message(record, outbound_config())
+    assert decision.request is not None
+    assert set(decision.request["MessageAttributes"]) == {"Tenant"}
 
 
 # Refusals ---------------------------------------------------------------------------------
@@ -321,17 +315,17 @@ def test_a_malformed_arn_header_is_never_forwarded_but_dead_lettered_with_the_re
     body = wrapped_body(request_headers(**{ARN_HEADER: arn_header}))
     record = sqs_record(body, source=source, message_id="poison-1")
 
-    outcome = relay_message(record, config)
+    decision = relay_message(record, config)
 
-    assert outcome.kind == MALFORMED_ARN_HEADER
-    assert ARN_HEADER in outcome.reason
-    assert str(outcome.queue) == dead_letter
-    assert outcome.request is not None
-    assert outcome.request["QueueUrl"] == parse_queue_arn(dead_letter).url
-    assert outcome.request["MessageBody"] == body
-    assert rejection(outcome.request) == {
-        "kind": MALFORMED_ARN_HEADER,
-        "reason": outcome.reason,
+    assert decision.kind == DecisionKind.MALFORMED_ARN_HEADER
+    assert ARN_HEADER in decision.reason
+    assert str(decision.queue) == dead_letter
+    assert decision.request is not None
+    assert decision.request["QueueUrl"] == parse_queue_arn(dead_letter).url
+    assert decision.request["MessageBody"] == body
+    assert rejection(decision.request) == {
+        "kind": DecisionKind.MALFORMED_ARN_HEADER,
+        "reason": decision.reason,
         "sourceMessageId": "poison-1",
         "sourceQueue": source,
         "direction": direction,
@@ -340,29 +334,29 @@ def test_a_malformed_arn_header_is_never_forwarded_but_dead_lettered_with_the_re
 
 def test_an_unknown_source_queue_has_no_destination_and_no_dead_letter_send() -> None:
     record = sqs_record("x", source="arn:aws:sqs:us-east-1:111111111111:Unrouted")
-    outcome = relay_message(record, outbound_config())
-    assert outcome.kind == UNKNOWN_ROUTE
-    assert outcome.request is None
-    assert "RELAY_ROUTES" in outcome.reason
-    assert "Unrouted" in outcome.reason
+    decision = relay_message(record, outbound_config())
+    assert decision.kind == DecisionKind.UNKNOWN_ROUTE
+    assert decision.request is None
+    assert "RELAY_ROUTES" in decision.reason
+    assert "Unrouted" in decision.reason
 
 
 def test_a_broken_headers_attribute_is_dead_lettered_not_forwarded_as_native() -> None:
     record = sqs_record(
         "x", message_attributes={HEADERS_ATTRIBUTE: lambda_attribute("String", "{broken")}
     )
-    outcome = relay_message(record, outbound_config())
-    assert outcome.kind == UNREADABLE_HEADERS
-    assert outcome.request is not None
-    assert outcome.request["QueueUrl"] == parse_queue_arn(BILLING_SHADOW_DLQ_ARN).url
-    assert outcome.request["MessageAttributes"][HEADERS_ATTRIBUTE]["StringValue"] == "{broken"
+    decision = relay_message(record, outbound_config())
+    assert decision.kind == DecisionKind.UNREADABLE_HEADERS
+    assert decision.request is not None
+    assert decision.request["QueueUrl"] == parse_queue_arn(BILLING_SHADOW_DLQ_ARN).url
+    assert decision.request["MessageAttributes"][HEADERS_ATTRIBUTE]["StringValue"] == "{broken"
 
 
 def test_a_header_the_arn_header_cannot_list_is_dead_lettered() -> None:
     headers = request_headers(**{"Custom.Return=": "Sales"})
-    outcome = relay_message(sqs_record(wrapped_body(headers)), outbound_config())
-    assert outcome.kind == UNSTAMPABLE_HEADER
-    assert "Custom.Return=" in outcome.reason
+    decision = relay_message(sqs_record(wrapped_body(headers)), outbound_config())
+    assert decision.kind == DecisionKind.UNSTAMPABLE_HEADER
+    assert "Custom.Return=" in decision.reason
 
 
 def record_stamped_to(size: int) -> dict[str, Any]:
@@ -381,31 +375,31 @@ def record_stamped_to(size: int) -> dict[str, Any]:
 
 
 def test_a_message_exactly_at_the_limit_once_stamped_is_forwarded() -> None:
-    outcome = relay_message(record_stamped_to(MAX_MESSAGE_BYTES), outbound_config())
-    assert outcome.kind == FORWARDED
-    assert outcome.request is not None
-    assert len(outcome.request["MessageBody"]) + 8 == MAX_MESSAGE_BYTES
+    decision = relay_message(record_stamped_to(MAX_MESSAGE_BYTES), outbound_config())
+    assert decision.kind == DecisionKind.FORWARDED
+    assert decision.request is not None
+    assert len(decision.request["MessageBody"]) + 8 == MAX_MESSAGE_BYTES
 
 
 def test_a_message_one_byte_over_the_limit_once_stamped_is_dead_lettered_unchanged() -> None:
     record = record_stamped_to(MAX_MESSAGE_BYTES + 1)
     assert len(record["body"]) + 8 < MAX_MESSAGE_BYTES
 
-    outcome = relay_message(record, outbound_config())
+    decision = relay_message(record, outbound_config())
 
-    assert outcome.kind == OVERSIZE
-    assert f"{MAX_MESSAGE_BYTES + 1} bytes" in outcome.reason
-    assert outcome.request is not None
-    assert outcome.request["MessageBody"] == record["body"]
-    assert outcome.request["QueueUrl"] == parse_queue_arn(BILLING_SHADOW_DLQ_ARN).url
+    assert decision.kind == DecisionKind.OVERSIZE
+    assert f"{MAX_MESSAGE_BYTES + 1} bytes" in decision.reason
+    assert decision.request is not None
+    assert decision.request["MessageBody"] == record["body"]
+    assert decision.request["QueueUrl"] == parse_queue_arn(BILLING_SHADOW_DLQ_ARN).url
 
 
 def test_the_size_limit_counts_attribute_names_types_and_multibyte_values() -> None:
     record = record_stamped_to(MAX_MESSAGE_BYTES - 3)
     record["messageAttributes"]["T"] = lambda_attribute("String", "€")  # 3 bytes, not 1
-    assert relay_message(record, outbound_config()).kind == FORWARDED
+    assert relay_message(record, outbound_config()).kind == DecisionKind.FORWARDED
     record["messageAttributes"]["T"] = lambda_attribute("String", "€€")
-    assert relay_message(record, outbound_config()).kind == OVERSIZE
+    assert relay_message(record, outbound_config()).kind == DecisionKind.OVERSIZE
 
 
 def test_a_dead_lettered_message_without_room_for_the_reason_goes_unchanged() -> None:
@@ -413,24 +407,24 @@ def test_a_dead_lettered_message_without_room_for_the_reason_goes_unchanged() ->
     attributes = {f"A{index}": lambda_attribute("String", "v") for index in range(10)}
     headers = request_headers(**{ARN_HEADER: "broken"})
     record = sqs_record(wrapped_body(headers), message_attributes=attributes)
-    outcome = relay_message(record, outbound_config())
-    assert outcome.kind == MALFORMED_ARN_HEADER
-    assert outcome.request is not None
-    assert set(outcome.request["MessageAttributes"]) == set(attributes)
+    decision = relay_message(record, outbound_config())
+    assert decision.kind == DecisionKind.MALFORMED_ARN_HEADER
+    assert decision.request is not None
+    assert set(decision.request["MessageAttributes"]) == set(attributes)
 
 
 def test_a_record_that_is_not_from_sqs_is_refused() -> None:
     record = {**sqs_record("x"), "eventSource": "aws:kinesis"}
-    outcome = relay_message(record, outbound_config())
-    assert outcome.kind == MALFORMED_RECORD
-    assert "aws:kinesis" in outcome.reason
+    decision = relay_message(record, outbound_config())
+    assert decision.kind == DecisionKind.MALFORMED_RECORD
+    assert "aws:kinesis" in decision.reason
 
 
 def test_a_fifo_record_without_a_group_cannot_be_sent_anywhere() -> None:
-    outcome = relay_message(sqs_record("x", source=FIFO_SHADOW_ARN), outbound_config())
-    assert outcome.kind == MALFORMED_RECORD
-    assert "MessageGroupId" in outcome.reason
-    assert outcome.request is None
+    decision = relay_message(sqs_record("x", source=FIFO_SHADOW_ARN), outbound_config())
+    assert decision.kind == DecisionKind.MALFORMED_RECORD
+    assert "MessageGroupId" in decision.reason
+    assert decision.request is None
 
 
 def test_a_binary_attribute_that_is_not_base64_makes_the_record_unsendable() -> None:
@@ -445,20 +439,20 @@ def test_a_binary_attribute_that_is_not_base64_makes_the_record_unsendable() -> 
             }
         },
     )
-    outcome = relay_message(record, outbound_config())
-    assert outcome.kind == MALFORMED_RECORD
-    assert "Blob" in outcome.reason
-    assert outcome.request is None
+    decision = relay_message(record, outbound_config())
+    assert decision.kind == DecisionKind.MALFORMED_RECORD
+    assert "Blob" in decision.reason
+    assert decision.request is None
 
 
 def test_a_fifo_refusal_goes_to_the_fifo_dead_letter_queue_in_its_group() -> None:
     body = wrapped_body(request_headers(**{ARN_HEADER: "broken"}))
     record = sqs_record(body, source=FIFO_SHADOW_ARN, group_id="order-9", deduplication_id="d9")
-    outcome = relay_message(record, outbound_config())
-    assert outcome.request is not None
-    assert outcome.request["QueueUrl"] == parse_queue_arn(FIFO_SHADOW_DLQ_ARN).url
-    assert outcome.request["MessageGroupId"] == "order-9"
+    decision = relay_message(record, outbound_config())
+    assert decision.request is not None
+    assert decision.request["QueueUrl"] == parse_queue_arn(FIFO_SHADOW_DLQ_ARN).url
+    assert decision.request["MessageGroupId"] == "order-9"
     assert (
-        outcome.request["MessageDeduplicationId"]
+        decision.request["MessageDeduplicationId"]
         == hashlib.sha256(f"{FIFO_SHADOW_ARN}\nd9".encode()).hexdigest()
     )

@@ -1,0 +1,435 @@
+"""The relay's pure core: what to do with one Lambda SQS record, decided without any I/O.
+
+:func:`relay_message` reads a record and the relay's
+:class:`~cross_account_runtime.relay.config.RelayConfig` and returns a :class:`Decision`: the
+``SendMessage`` request for the record's destination, with the NServiceBus headers stamped
+(outbound, :func:`cross_account_runtime.nservicebus.arn_header.stamp_outgoing`) or
+substituted (inbound, :func:`cross_account_runtime.nservicebus.arn_header.substitute_incoming`)
+in whichever wire form the message has (:mod:`cross_account_runtime.nservicebus.wire_format`);
+or, for a record it refuses, the original message for its source queue's dead-letter queue. A
+message without NServiceBus headers is forwarded unchanged. The body, the message attributes,
+the X-Ray trace header and the message group are kept.
+
+Refusals are deterministic (a malformed ARN header, headers that cannot be read or stamped, a
+message too large once rewritten), so retrying them would only delay the verdict: the refused
+message goes, unchanged, straight to its dead-letter queue, with a ``Relay.Rejection`` attribute
+saying why when SQS's limits leave room for one. That keeps the reason on the message, spends no
+receives, and on FIFO queues does not hold back (and eventually dead-letter) the messages queued
+behind it in its group, as repeated failures would. A record no send can carry (no route, so no
+known dead-letter queue; a FIFO record without a group; an attribute without a value) gets no
+request: only the queue's redrive policy can move it.
+
+On FIFO routes the forward carries a ``MessageDeduplicationId`` derived from the source queue
+ARN and the source's deduplication id (or its message id), so a retried send within SQS's
+5-minute interval is dropped, while identical content from two shadow queues stays distinct.
+
+No clock, no network, no logging: :mod:`cross_account_runtime.relay.batch` sends what is
+decided here and logs it, and tests call :func:`relay_message` directly.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import enum
+import functools
+import json
+
+from cross_account_runtime.nservicebus.arn_header import (
+    ARN_HEADER,
+    ArnHeaderError,
+    UnencodableEntryError,
+    decode,
+    stamp_outgoing,
+    substitute_incoming,
+)
+from cross_account_runtime.nservicebus.transport_address import AddressError, parse_queue_arn
+from cross_account_runtime.nservicebus.wire_format import (
+    HEADERS_ATTRIBUTE,
+    WireFormatError,
+    read_headers,
+    wire_form,
+    write_headers,
+)
+from cross_account_runtime.relay.config import (
+    ENV_ROUTES,
+    RelayConfig,
+    RelayDirection,
+    SourceQueueRoute,
+)
+
+# A local flag rather than ``typing.TYPE_CHECKING``: importing ``typing`` costs more than most
+# of this module; mypy and ruff treat the name the same way.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any, Final
+
+    from cross_account_runtime.nservicebus.transport_address import QueueArn
+
+# SQS's limit for one message: body plus attributes (names, data types and values).
+MAX_MESSAGE_BYTES: Final = 1_048_576
+MAX_MESSAGE_ATTRIBUTES: Final = 10
+REJECTION_ATTRIBUTE: Final = "Relay.Rejection"
+# Bounds the reason carried on a dead-lettered message; the log line has it whole.
+MAX_REASON_CHARACTERS: Final = 2_000
+
+
+class DecisionKind(enum.StrEnum):
+    """What was decided for a record: forwarded, or why it is refused.
+
+    A ``StrEnum``, so the log lines' ``kind`` and the ``Relay.Rejection`` JSON carry the plain
+    text.
+    """
+
+    FORWARDED = "forwarded"
+    UNKNOWN_ROUTE = "unknown_route"
+    """The source queue has no route: no destination and no known dead-letter queue."""
+    MALFORMED_RECORD = "malformed_record"
+    """Not a record Lambda builds for an SQS queue, or one no send can carry."""
+    MALFORMED_ARN_HEADER = "malformed_arn_header"
+    UNREADABLE_HEADERS = "unreadable_headers"
+    UNSTAMPABLE_HEADER = "unstampable_header"
+    """A header carrying the local address whose name the ARN header cannot list."""
+    OVERSIZE = "oversize"
+    """Over SQS's size limit once stamped or substituted."""
+
+
+class Decision:
+    """What to do with one record, decided without any I/O.
+
+    ``kind`` is :attr:`DecisionKind.FORWARDED` or why the record is refused. ``request`` holds
+    the ``SendMessage`` parameters for ``queue`` (the destination, or the dead-letter queue of a
+    refused record); it is ``None`` when no send is possible, so the record must be reported
+    failed and left to the queue's redrive policy. ``rewritten_headers`` names the headers
+    stamped or substituted, ``wire_form`` where the NServiceBus headers were.
+    """
+
+    __slots__ = ("kind", "queue", "reason", "request", "rewritten_headers", "wire_form")
+
+    def __init__(
+        self,
+        kind: DecisionKind,
+        queue: QueueArn | None,
+        request: dict[str, Any] | None,
+        *,
+        reason: str = "",
+        rewritten_headers: tuple[str, ...] = (),
+        wire_form: str | None = None,
+    ) -> None:
+        self.kind = kind
+        self.queue = queue
+        self.request = request
+        self.reason = reason
+        self.rewritten_headers = rewritten_headers
+        self.wire_form = wire_form
+
+    @property
+    def forwarded(self) -> bool:
+        """Whether the record goes to its destination (rather than being refused)."""
+        return self.kind is DecisionKind.FORWARDED
+
+    def __repr__(self) -> str:
+        return (
+            f"Decision(kind={self.kind.value!r}, queue={str(self.queue)!r}, reason={self.reason!r})"
+        )
+
+
+class _RefusedError(Exception):
+    """Ends the relaying of a record with a refusal; each check is one ``raise``."""
+
+    def __init__(self, kind: DecisionKind, reason: str) -> None:
+        super().__init__(reason)
+        self.kind = kind
+        self.reason = reason
+
+
+def relay_message(record: Mapping[str, Any], config: RelayConfig) -> Decision:
+    """Decide what to do with one record of a Lambda SQS event: the pure core of the relay.
+
+    Returns a :class:`Decision` whose ``request`` is ready for ``SendMessage``: the rewritten
+    message for its destination, or for a refused record the original message for its source
+    queue's dead-letter queue.
+    """
+    source = record.get("eventSourceARN")
+    route = config.routes.get(source) if isinstance(source, str) else None
+    if route is None:
+        return Decision(
+            DecisionKind.UNKNOWN_ROUTE,
+            None,
+            None,
+            reason=f"no route for source queue {source!r} in {ENV_ROUTES}; the message is "
+            "reported failed until the queue's redrive policy moves it to its dead-letter "
+            "queue. Add the queue to the topology's routes, or remove it from the function's "
+            "event sources",
+        )
+    found_form: str | None = None
+    try:
+        _check_record(record, route)
+        headers = _nservicebus_headers(record)
+        message: Mapping[str, Any] = record
+        rewritten: tuple[str, ...] = ()
+        if headers is not None:
+            # Readers look for the headers attribute before the wrapped body, so once headers
+            # were read its presence alone tells the form (asking wire_form would parse again).
+            attributes_in = record.get("messageAttributes")
+            found_form = (
+                "attribute"
+                if isinstance(attributes_in, dict) and HEADERS_ATTRIBUTE in attributes_in
+                else "wrapped"
+            )
+            changed, rewritten = _rewrite(headers, config)
+            if changed != headers:
+                message = write_headers(record, changed)
+        attributes = _send_attributes(message.get("messageAttributes"))
+        request = _request(record, route, route.destination_url, message["body"], attributes)
+        size = _size(message["body"], attributes)
+        if size > MAX_MESSAGE_BYTES:
+            raise _RefusedError(
+                DecisionKind.OVERSIZE,
+                f"the message would be {size} bytes (body and attributes) once rewritten, over "
+                f"SQS's limit of {MAX_MESSAGE_BYTES}; it cannot be forwarded. Send large "
+                "payloads through S3 (NServiceBus's S3BodyKey)",
+            )
+    except _RefusedError as refusal:
+        return Decision(
+            refusal.kind,
+            route.dead_letter_queue,
+            _dead_letter_request(record, route, config, refusal),
+            reason=refusal.reason,
+            wire_form=found_form,
+        )
+    return Decision(
+        DecisionKind.FORWARDED,
+        route.destination,
+        request,
+        rewritten_headers=rewritten,
+        wire_form=found_form,
+    )
+
+
+def _check_record(record: Mapping[str, Any], route: SourceQueueRoute) -> None:
+    """Refuse a record Lambda would never produce for an SQS queue (so nothing can be
+    forwarded or dead-lettered with a field silently missing)."""
+    if record.get("eventSource") != "aws:sqs":
+        raise _RefusedError(
+            DecisionKind.MALFORMED_RECORD,
+            f"eventSource is {record.get('eventSource')!r}, not 'aws:sqs'; the relay reads SQS "
+            "queues only",
+        )
+    if not isinstance(record.get("body"), str):
+        raise _RefusedError(DecisionKind.MALFORMED_RECORD, "the record has no text body")
+    attributes = record.get("attributes")
+    if not isinstance(attributes, dict):
+        raise _RefusedError(DecisionKind.MALFORMED_RECORD, "the record has no 'attributes' object")
+    if route.fifo and not attributes.get("MessageGroupId"):
+        raise _RefusedError(
+            DecisionKind.MALFORMED_RECORD,
+            "the record comes from a FIFO queue but has no MessageGroupId; forwarding it would "
+            "lose its ordering",
+        )
+
+
+def _nservicebus_headers(record: Mapping[str, Any]) -> dict[str, str] | None:
+    """The record's NServiceBus headers, or ``None`` for a native message (forwarded as is)."""
+    try:
+        return read_headers(record)
+    except WireFormatError as error:
+        try:
+            native = wire_form(record) == "native"
+        except WireFormatError:
+            native = False
+        if native:
+            return None
+        raise _RefusedError(
+            DecisionKind.UNREADABLE_HEADERS, f"the NServiceBus headers cannot be read: {error}"
+        ) from None
+
+
+def _rewrite(
+    headers: dict[str, str], config: RelayConfig
+) -> tuple[dict[str, str], tuple[str, ...]]:
+    """Stamp (outbound) or substitute (inbound); return the headers and the names rewritten."""
+    if config.direction is RelayDirection.INBOUND:
+        if ARN_HEADER not in headers:
+            return headers, ()
+        substituted, entries = _read_arn_header(headers)
+        return substituted, tuple(entries)
+    if ARN_HEADER in headers:
+        _read_arn_header(headers)
+    values = set(headers.values())
+    present = [address for address in config.local_endpoints if address in values]
+    if not present:
+        return headers, ()
+    stamped = headers
+    try:
+        for address in present:
+            stamped = stamp_outgoing(stamped, address, config.local_endpoints[address])
+    except UnencodableEntryError as error:
+        raise _RefusedError(
+            DecisionKind.UNSTAMPABLE_HEADER,
+            f"a header carrying the local address cannot be listed in the {ARN_HEADER} header: "
+            f"{error}",
+        ) from None
+    addresses = set(present)
+    names = tuple(
+        name for name, value in headers.items() if value in addresses and name != ARN_HEADER
+    )
+    return stamped, names
+
+
+def _read_arn_header(headers: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+    """The substituted headers and the ARN header's entries, checked as an ARN-aware receiver
+    reads them and with every value a queue ARN (the values are addresses replies go to)."""
+    try:
+        substituted = substitute_incoming(headers)
+    except ArnHeaderError as error:
+        raise _RefusedError(DecisionKind.MALFORMED_ARN_HEADER, str(error)) from None
+    entries = decode(headers[ARN_HEADER])
+    for name, value in entries.items():
+        problem = _queue_arn_problem(value)
+        if problem:
+            raise _RefusedError(
+                DecisionKind.MALFORMED_ARN_HEADER,
+                f"{ARN_HEADER} header: the entry for {name!r} is not a queue ARN: {problem}",
+            )
+    return substituted, entries
+
+
+@functools.lru_cache(maxsize=1024)
+def _queue_arn_problem(text: str) -> str:
+    """Why ``text`` is not a queue ARN, or ``""``. Cached: a container sees the same few
+    ARNs on message after message, and checking one costs more than the rest of a lookup."""
+    try:
+        parse_queue_arn(text)
+    except AddressError as error:
+        return str(error)
+    return ""
+
+
+def _send_attributes(attributes: object) -> dict[str, dict[str, Any]]:
+    """Lambda's ``messageAttributes`` in ``SendMessage``'s shape; binary values decoded.
+
+    A ``Relay.Rejection`` attribute from an earlier refusal is dropped: a message redriven from
+    the dead-letter queue should arrive as its sender sent it.
+    """
+    if attributes is None:
+        return {}
+    if not isinstance(attributes, dict):
+        raise _RefusedError(DecisionKind.MALFORMED_RECORD, "messageAttributes is not an object")
+    converted: dict[str, dict[str, Any]] = {}
+    for name, attribute in attributes.items():
+        if name == REJECTION_ATTRIBUTE:
+            continue
+        data_type = attribute.get("dataType") if isinstance(attribute, dict) else None
+        if not isinstance(data_type, str):
+            raise _RefusedError(
+                DecisionKind.MALFORMED_RECORD, f"message attribute {name!r} has no dataType"
+            )
+        if data_type.startswith("Binary"):
+            encoded = attribute.get("binaryValue")
+            try:
+                value = base64.b64decode(encoded, validate=True)
+            except (binascii.Error, TypeError, ValueError):
+                raise _RefusedError(
+                    DecisionKind.MALFORMED_RECORD,
+                    f"message attribute {name!r} of type {data_type!r} has no base64 binaryValue",
+                ) from None
+            converted[name] = {"DataType": data_type, "BinaryValue": value}
+            continue
+        text = attribute.get("stringValue")
+        if not isinstance(text, str):
+            raise _RefusedError(
+                DecisionKind.MALFORMED_RECORD,
+                f"message attribute {name!r} of type {data_type!r} has no stringValue",
+            )
+        converted[name] = {"DataType": data_type, "StringValue": text}
+    return converted
+
+
+def _request(
+    record: Mapping[str, Any],
+    route: SourceQueueRoute,
+    queue_url: str,
+    body: str,
+    attributes: dict[str, dict[str, Any]],
+) -> dict[str, Any]:
+    """``SendMessage`` parameters keeping the message group, trace header and, on FIFO
+    queues, a deduplication id that makes a retried send a no-op."""
+    request: dict[str, Any] = {"QueueUrl": queue_url, "MessageBody": body}
+    if attributes:
+        request["MessageAttributes"] = attributes
+    system = record["attributes"]
+    group = system.get("MessageGroupId")
+    if group:
+        # Kept on standard queues too, where it is a fair-queue tenant id.
+        request["MessageGroupId"] = group
+    if route.fifo:
+        request["MessageDeduplicationId"] = _deduplication_id(record, route)
+    trace = system.get("AWSTraceHeader")
+    if trace:
+        request["MessageSystemAttributes"] = {
+            "AWSTraceHeader": {"DataType": "String", "StringValue": trace}
+        }
+    return request
+
+
+def _deduplication_id(record: Mapping[str, Any], route: SourceQueueRoute) -> str:
+    """SHA-256 of the source queue ARN and the source's deduplication id (else its message id).
+
+    The same for every retry of the same received message; different for equal content coming
+    from two queues, which SQS would otherwise merge when both use content-based deduplication.
+    """
+    import hashlib  # noqa: PLC0415 (lazy: only FIFO routes need it, and it loads OpenSSL)
+
+    source_id = record["attributes"].get("MessageDeduplicationId") or record.get("messageId")
+    return hashlib.sha256(f"{route.source}\n{source_id}".encode()).hexdigest()
+
+
+def _size(body: str, attributes: Mapping[str, Mapping[str, Any]]) -> int:
+    """The size SQS counts: the body plus each attribute's name, data type and value."""
+    size = len(body.encode("utf-8", "surrogatepass"))
+    for name, attribute in attributes.items():
+        value = attribute.get("StringValue")
+        size += (
+            len(name.encode())
+            + len(attribute["DataType"].encode())
+            + (len(value.encode()) if isinstance(value, str) else len(attribute["BinaryValue"]))
+        )
+    return size
+
+
+def _dead_letter_request(
+    record: Mapping[str, Any],
+    route: SourceQueueRoute,
+    config: RelayConfig,
+    refusal: _RefusedError,
+) -> dict[str, Any] | None:
+    """The original message for the dead-letter queue, with a ``Relay.Rejection`` attribute
+    when it fits; ``None`` when the record is too broken to be sent anywhere."""
+    body = record.get("body")
+    if not isinstance(body, str) or not isinstance(record.get("attributes"), dict):
+        return None
+    try:
+        attributes = _send_attributes(record.get("messageAttributes"))
+    except _RefusedError:
+        return None
+    if route.fifo and not record["attributes"].get("MessageGroupId"):
+        return None
+    rejection = json.dumps(
+        {
+            "kind": refusal.kind,
+            "reason": refusal.reason[:MAX_REASON_CHARACTERS],
+            "sourceMessageId": record.get("messageId"),
+            "sourceQueue": str(route.source),
+            "direction": config.direction,
+        },
+        separators=(",", ":"),
+    )
+    with_reason = {
+        **attributes,
+        REJECTION_ATTRIBUTE: {"DataType": "String", "StringValue": rejection},
+    }
+    if len(with_reason) <= MAX_MESSAGE_ATTRIBUTES and _size(body, with_reason) <= MAX_MESSAGE_BYTES:
+        attributes = with_reason
+    return _request(record, route, route.dead_letter_url, body, attributes)
