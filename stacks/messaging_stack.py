@@ -124,7 +124,7 @@ class MessagingAccountStack(Stack):
             direction=RelayDirection.OUTBOUND,
             routes=routes,
             local_endpoints=local,
-            role_name=relay_role_name(self.account_config, RelayDirection.OUTBOUND.value),
+            role_name=relay_role_name(self.account_config, RelayDirection.OUTBOUND),
         )
 
     def _inbound_relay(self) -> None:
@@ -140,7 +140,7 @@ class MessagingAccountStack(Stack):
             )
             ingress.add_sender_roles(
                 *(
-                    self.topology.relay_role_arn(sender, RelayDirection.OUTBOUND.value)
+                    self.topology.relay_role_arn(sender, RelayDirection.OUTBOUND)
                     for sender in self.topology.relay_sender_accounts(endpoint)
                 )
             )
@@ -150,7 +150,7 @@ class MessagingAccountStack(Stack):
             "InboundRelay",
             direction=RelayDirection.INBOUND,
             routes=routes,
-            role_name=relay_role_name(self.account_config, RelayDirection.INBOUND.value),
+            role_name=relay_role_name(self.account_config, RelayDirection.INBOUND),
         )
 
     def _endpoint_queue(self, endpoint: Endpoint) -> EndpointQueue:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from constructs_lib.defaults import MAX_MESSAGE_AGE_SECONDS, MAX_RECEIVE_COUNT
 from cross_account_runtime.common.partitions import partition_of
+from cross_account_runtime.relay.config import RelayDirection
 from stacks.topology.analytics import AnalyticsSettings
 from stacks.topology.topics import Topic, TopicSubscription
 
@@ -155,7 +156,7 @@ class Topology:
         ]
         return tuple(self.account(n) for n in dict.fromkeys(names))
 
-    def relay_role_arn(self, account: Account, direction: str) -> str:
+    def relay_role_arn(self, account: Account, direction: RelayDirection) -> str:
         """The ARN of an account's relay role, named so other accounts can admit it by ARN."""
         return (
             f"arn:{account.partition}:iam::{account.id}:role/{relay_role_name(account, direction)}"
@@ -233,6 +234,6 @@ class Topology:
         )
 
 
-def relay_role_name(account: Account, direction: str) -> str:
+def relay_role_name(account: Account, direction: RelayDirection) -> str:
     """``messaging-relay-<direction>-<account name>``, at most 64 characters (IAM's limit)."""
     return f"messaging-relay-{direction}-{account.name}"[:64]

@@ -20,6 +20,7 @@ from cross_account_runtime.delivery_report.bucket_layout import (
     REPORT_PREFIX,
     bucket_name,
 )
+from cross_account_runtime.relay.config import RelayDirection
 from stacks.checks.access_report.delivery_logs import ACTION_OF_PREFIX_ACCESS
 from stacks.checks.access_report.records import AccessReport, PrincipalRecord
 from stacks.delivery_log_stack import delivery_log_destination_arn
@@ -65,7 +66,7 @@ def expected_access(topology: Topology) -> Access:
                 "receive": set(),
             }
         ingress = ingress_queue_name(receiver.queue_name)
-        role = ("role", topology.relay_role_arn(sender_account, "outbound"))
+        role = ("role", topology.relay_role_arn(sender_account, RelayDirection.OUTBOUND))
         ingress_arn = topology.sqs_arn(receiver.account, ingress)
         expected.setdefault(ingress_arn, {"send": set(), "receive": set()})["send"].add(role)
         expected[topology.sqs_arn(receiver.account, dead_letter_queue_name(ingress))] = {
@@ -105,8 +106,14 @@ def expected_relay_edges(topology: Topology) -> set[RelayEdge]:
         receiver = topology.endpoint(route.receiver)
         sender_account = topology.endpoint(route.sender).account
         ingress = topology.sqs_arn(receiver.account, ingress_queue_name(receiver.queue_name))
-        edges.add(("outbound", topology.sqs_arn(sender_account, receiver.queue_name), ingress))
-        edges.add(("inbound", ingress, topology.queue_arn(receiver)))
+        edges.add(
+            (
+                RelayDirection.OUTBOUND,
+                topology.sqs_arn(sender_account, receiver.queue_name),
+                ingress,
+            )
+        )
+        edges.add((RelayDirection.INBOUND, ingress, topology.queue_arn(receiver)))
     return edges
 
 

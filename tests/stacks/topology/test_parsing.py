@@ -46,12 +46,6 @@ def test_fifo_endpoints_get_fifo_queue_and_dlq_names(document: dict[str, Any]) -
     )
 
 
-def test_same_account_senders_need_no_policy_grant(document: dict[str, Any]) -> None:
-    document["endpoints"][0]["account"] = "Billing"
-    topology = parse_topology(document)
-    assert topology.cross_account_senders(topology.endpoint("Billing")) == ()
-
-
 @pytest.mark.parametrize(
     ("change", "path", "rule"),
     [
@@ -283,13 +277,6 @@ def test_two_queues_with_one_name_in_one_account_are_refused(document: dict[str,
     assert any("also used by" in rule for _, rule in problems_of(document))
 
 
-def test_organization_routes_grant_the_organization(document: dict[str, Any]) -> None:
-    document["accounts"][0]["organizationId"] = "o-a1b2c3d4e5"
-    document["routes"].append({"fromOrganization": "o-a1b2c3d4e5", "to": "Billing"})
-    topology = parse_topology(document)
-    assert topology.sender_organizations(topology.endpoint("Billing")) == ("o-a1b2c3d4e5",)
-
-
 def test_a_file_is_read_whole_or_from_cdk_json_context(
     tmp_path: Path, example_document: dict[str, Any]
 ) -> None:
@@ -309,22 +296,6 @@ def test_unreadable_or_malformed_files_name_the_file(tmp_path: Path) -> None:
         load_topology(broken)
     with pytest.raises(TopologyError, match=r"missing\.json: <file>: cannot be read"):
         load_topology(tmp_path / "missing.json")
-
-
-def test_topics_know_their_publishers_subscribers_and_arns(
-    example_document: dict[str, Any],
-) -> None:
-    topology = parse_topology(example_document)
-    (topic,) = topology.topics_in("Billing")
-    assert topology.topic_arn(topic) == "arn:aws:sns:us-east-1:222222222222:OrderBilled"
-    assert topology.cross_account_publishers(topic) == ()
-    assert topology.subscriber_accounts(topic) == ("111111111111",)
-    partner = topic.subscriptions[1]
-    assert partner.delivery_policy is not None
-    assert partner.delivery_policy.total_attempts == 51
-    assert topology.queue_subscriptions(topology.endpoint("Sales")) == (
-        (topic, topic.subscriptions[0]),
-    )
 
 
 def test_alarm_settings_default_to_fifteen_minutes_and_no_topic(
@@ -366,17 +337,3 @@ def test_a_relay_queue_may_not_take_an_existing_queue_name(document: dict[str, A
     document["endpoints"].append({"name": "Billing2", "account": "Sales", "queueName": "Billing"})
     problems = problems_of(document)
     assert any("shadow queue 'Billing' in account 'Sales'" in rule for _, rule in problems)
-
-
-def test_relay_routes_give_shadow_and_ingress_queues(example_document: dict[str, Any]) -> None:
-    topology = parse_topology(example_document)
-    assert [e.name for e in topology.shadow_queues("Sales")] == ["Billing"]
-    assert [e.name for e in topology.shadow_queues("Billing")] == ["Shipping"]
-    assert [e.name for e in topology.ingress_endpoints("Billing")] == ["Billing"]
-    assert [a.name for a in topology.relay_sender_accounts(topology.endpoint("Billing"))] == [
-        "Sales"
-    ]
-    assert topology.relay_role_arn(topology.account("Sales"), "outbound") == (
-        "arn:aws:iam::111111111111:role/messaging-relay-outbound-Sales"
-    )
-    assert topology.cross_account_senders(topology.endpoint("Shipping")) == ()
