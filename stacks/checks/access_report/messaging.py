@@ -44,7 +44,7 @@ ACTIONS_THAT_PUBLISH = frozenset({"sns:Publish", "sns:*"})
 ACTIONS_THAT_SUBSCRIBE = frozenset({"sns:Subscribe", "sns:*"})
 """The actions whose grant counts as sending, receiving, publishing or subscribing when a
 queue or topic policy is read: any one of them makes a statement a grant of that kind, reported
-with all its actions. (What the constructs grant senders is ``endpoint_queue.SEND_ACTIONS``.)"""
+with all its actions. (What the constructs grant senders is ``endpoint_queue.SENDER_ACTIONS``.)"""
 
 
 def _queue_record(stack: SynthesizedStack, logical_id: str) -> QueueRecord:
