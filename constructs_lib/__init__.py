@@ -5,7 +5,12 @@ with its reason, and :mod:`constructs_lib.queue_naming` the NServiceBus queue-na
 """
 
 from constructs_lib.cross_account_queue_subscription import CrossAccountQueueSubscription
-from constructs_lib.cross_account_relay import CrossAccountRelay, RelayDirection, RelayRoute
+from constructs_lib.cross_account_relay import (
+    CrossAccountRelay,
+    ReceiverAddressing,
+    RelayDirection,
+    RelayRoute,
+)
 from constructs_lib.delivery_log_bucket import DeliveryLogBucket
 from constructs_lib.delivery_log_stream import DeliveryLogStream, LogFormat
 from constructs_lib.delivery_logged_topic import (
@@ -42,6 +47,7 @@ __all__ = [
     "LogFormat",
     "MessagingAlarms",
     "QueueNameError",
+    "ReceiverAddressing",
     "RelayDirection",
     "RelayRoute",
     "SnsHttpsEndpoint",

@@ -1,26 +1,38 @@
 """``CrossAccountRelay``: the Lambda relay of the account bridge (:mod:`cross_account_runtime.relay`).
 
 An outbound relay reads shadow queues in the sender's account and forwards to ingress queues
-in other accounts, stamping the ARN header; an inbound relay reads ingress queues and delivers
-to the local endpoint queues, substituting the headers. Its role may receive only from its own
-queues, send only to the declared destinations and their own dead-letter queues, and use a
-destination's key only if the key carries that queue's alias.
+in other accounts, stamping the ARN header on the address headers (and holds the messages of a
+delay queue's shadow until they are nearly due); an inbound relay reads ingress queues and
+delivers to the local endpoint queues, unchanged for an ARN-aware endpoint and with the address
+headers translated for a released one. Its role may receive only from its own queues, send only
+to the declared destinations, its delay queues' shadows and their own dead-letter queues, and
+use a destination's key only if the key carries that queue's alias.
+
+Lambda allows a function 4 KB of environment, and an account that reaches many remote
+endpoints has many shadow queues, so the routes are spread over as many functions as their
+configuration needs (``Function``, ``Function2``, ...). They share the role, the log group
+(whose stream names carry the function name) and everything else; each reads its own queues.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from aws_cdk import Duration, Stack
 from aws_cdk import aws_iam as iam
+from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_lambda_event_sources as event_sources
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 from constructs_lib._private.acknowledgments import acknowledge
 from constructs_lib._private.lambda_assets import runtime_code
+from constructs_lib._private.lambda_environment import (
+    LAMBDA_ENVIRONMENT_LIMIT_BYTES,
+    environment_size,
+)
 from constructs_lib._private.lambda_function import role_with_own_logs, runtime_function
 from constructs_lib.defaults import (
     LOG_RETENTION,
@@ -32,15 +44,20 @@ from constructs_lib.endpoint_queue import IEndpointQueue
 from constructs_lib.queue_naming import key_alias_name
 from cross_account_runtime.nservicebus.transport_address import parse_queue_arn
 from cross_account_runtime.relay.config import (
+    ENV_ADDRESS_BOOKS,
     ENV_DIRECTION,
     ENV_LOCAL_ENDPOINTS,
     ENV_ROUTES,
+    ROUTE_ADDRESS_BOOK,
     ROUTE_DEAD_LETTER_QUEUE,
+    ROUTE_DELAYED,
     ROUTE_DESTINATION,
+    ROUTE_RECEIVER,
+    ReceiverAddressing,
     RelayDirection,
 )
 
-__all__ = ["CrossAccountRelay", "RelayDirection", "RelayRoute"]
+__all__ = ["CrossAccountRelay", "ReceiverAddressing", "RelayDirection", "RelayRoute"]
 
 SEND_KEY_ACTIONS = ("kms:GenerateDataKey", "kms:Decrypt")
 """What the relay needs on a destination's key (and its own queues' keys) to send."""
@@ -53,12 +70,48 @@ class RelayRoute:
 
     ``destination_arn`` is computed (from the topology), never a token from another stack;
     ``destination_encrypted`` says whether the destination's key (aliased
-    ``alias/messaging/<queue>``) must be granted.
+    ``alias/messaging/<queue>``) must be granted. Outbound, ``delayed`` marks the shadow of a
+    delay queue (FIFO), whose messages are held there until nearly due. Inbound, ``receiver``
+    says how the destination endpoint reads addresses, and for a released one (``NAME``)
+    ``reachable_queues`` lists the queue ARNs it reaches by name in its own account (its
+    account's queues and those a shadow queue there leads to): an address header carrying one
+    of them gets the queue's name, the others are left as they are.
     """
 
     source: IEndpointQueue
     destination_arn: str
     destination_encrypted: bool = True
+    delayed: bool = False
+    receiver: ReceiverAddressing | None = None
+    reachable_queues: Sequence[str] = ()
+
+    def configuration(self, address_book: str | None) -> dict[str, object]:
+        """The route's member of ``RELAY_ROUTES`` (tokens for the source's queues), naming its
+        ``address_book`` when it has one."""
+        member: dict[str, object] = {
+            ROUTE_DESTINATION: self.destination_arn,
+            ROUTE_DEAD_LETTER_QUEUE: self.source.dead_letter_queue.queue_arn,
+        }
+        if self.delayed:
+            member[ROUTE_DELAYED] = True
+        if self.receiver is not None:
+            member[ROUTE_RECEIVER] = self.receiver.value
+        if address_book is not None:
+            member[ROUTE_ADDRESS_BOOK] = address_book
+        return member
+
+    def address_book(self) -> dict[str, list[str]] | None:
+        """``reachable_queues`` as ``RELAY_ADDRESS_BOOKS`` holds them (queue names by account
+        and region), or ``None`` for a route that translates nothing."""
+        if self.receiver is not ReceiverAddressing.NAME:
+            return None
+        book: dict[str, list[str]] = {}
+        for arn in sorted(set(self.reachable_queues)):
+            queue = parse_queue_arn(arn)
+            book.setdefault(f"arn:{queue.partition}:sqs:{queue.region}:{queue.account}", []).append(
+                queue.name
+            )
+        return book
 
 
 class CrossAccountRelay(Construct):
@@ -71,7 +124,7 @@ class CrossAccountRelay(Construct):
         *,
         direction: RelayDirection,
         routes: Sequence[RelayRoute],
-        local_endpoints: Mapping[str, str] | None = None,
+        local_endpoints: Sequence[str] = (),
         role_name: str | None = None,
         batch_size: int = RELAY_BATCH_SIZE,
         max_batching_window: Duration | None = None,
@@ -79,11 +132,12 @@ class CrossAccountRelay(Construct):
     ) -> None:
         """Create the function, its role, its log group and an event source per route.
 
-        :param direction: outbound (stamp, cross the boundary) or inbound (substitute).
+        :param direction: outbound (stamp, cross the boundary) or inbound (deliver).
         :param routes: the queues read and their destinations (at least one).
-        :param local_endpoints: outbound only (and required there): each local endpoint's
-            legacy address (the value its headers carry) mapped to its queue ARN. Default:
-            none (an inbound relay stamps nothing).
+        :param local_endpoints: outbound only (and required there): the transport addresses
+            (queue names, the values address headers carry) of the queues of the relay's
+            account and region that a message may name: endpoint queues and the error queue.
+            Default: none (an inbound relay stamps nothing).
         :param role_name: a fixed role name, so that other accounts can admit the role by ARN
             before it exists. Default: a name CloudFormation generates.
         :param batch_size: messages per invocation (1-10; FIFO queues allow at most 10).
@@ -97,8 +151,8 @@ class CrossAccountRelay(Construct):
             raise ValueError("routes: a relay needs at least one queue to read")
         if direction is RelayDirection.OUTBOUND and not local_endpoints:
             raise ValueError(
-                "local_endpoints: an outbound relay stamps the local endpoints' ARNs; map each "
-                "local address to its queue ARN"
+                "local_endpoints: an outbound relay stamps the local endpoints' ARNs; list the "
+                "addresses (queue names) of the account's endpoint queues and error queue"
             )
         if direction is RelayDirection.INBOUND and local_endpoints:
             raise ValueError("local_endpoints: an inbound relay stamps nothing; leave it empty")
@@ -107,6 +161,22 @@ class CrossAccountRelay(Construct):
             raise ValueError(f"batch_size: must be from {low} to {high}, got {batch_size}")
         for route in routes:
             parse_queue_arn(route.destination_arn)
+            if route.reachable_queues and route.receiver is not ReceiverAddressing.NAME:
+                raise ValueError(
+                    "routes: reachable_queues lists what a released endpoint (receiver="
+                    "ReceiverAddressing.NAME) reaches by name; drop it from a route with "
+                    f"receiver={route.receiver}"
+                )
+            if (direction is RelayDirection.INBOUND) == (route.receiver is None):
+                raise ValueError(
+                    "routes: an inbound route says how its endpoint reads addresses (receiver="
+                    "ReceiverAddressing.ARN or NAME) and an outbound one does not; got "
+                    f"receiver={route.receiver} on a {direction.value} relay"
+                )
+            if route.delayed and direction is RelayDirection.INBOUND:
+                raise ValueError(
+                    "routes: delayed routes are outbound (delays end in the sender's account)"
+                )
         stack = Stack.of(self)
         self.role, self.log_group = role_with_own_logs(
             self,
@@ -115,45 +185,39 @@ class CrossAccountRelay(Construct):
             role_name=role_name,
         )
         self._grant_routes(stack, routes)
-        environment = {
-            ENV_DIRECTION: direction.value,
-            ENV_ROUTES: stack.to_json_string(
-                {
-                    route.source.queue_arn: {
-                        ROUTE_DESTINATION: route.destination_arn,
-                        ROUTE_DEAD_LETTER_QUEUE: route.source.dead_letter_queue.queue_arn,
-                    }
-                    for route in routes
-                }
-            ),
-        }
-        if local_endpoints:
-            environment[ENV_LOCAL_ENDPOINTS] = json.dumps(dict(local_endpoints), sort_keys=True)
-        self.function = runtime_function(
-            self,
-            role=self.role,
-            log_group=self.log_group,
-            handler="cross_account_runtime.relay.lambda_handler.handler",
-            code=runtime_code(),
-            memory_size=RELAY_MEMORY_MB,
-            timeout=RELAY_TIMEOUT,
-            environment=environment,
-        )
-        for route in routes:
-            route.source.queue.grant_consume_messages(self.role)
-            self.function.add_event_source(
-                event_sources.SqsEventSource(
-                    route.source.queue,
-                    batch_size=batch_size,
-                    max_batching_window=max_batching_window,
-                    report_batch_item_failures=True,
-                )
+        functions = []
+        for index, shard in enumerate(_shards(direction, routes, local_endpoints)):
+            function = runtime_function(
+                self,
+                construct_id="Function" if index == 0 else f"Function{index + 1}",
+                role=self.role,
+                log_group=self.log_group,
+                handler="cross_account_runtime.relay.lambda_handler.handler",
+                code=runtime_code(),
+                memory_size=RELAY_MEMORY_MB,
+                timeout=RELAY_TIMEOUT,
+                environment=shard.environment(stack),
             )
+            for route in shard.routes:
+                route.source.queue.grant_consume_messages(self.role)
+                function.add_event_source(
+                    event_sources.SqsEventSource(
+                        route.source.queue,
+                        batch_size=batch_size,
+                        max_batching_window=max_batching_window,
+                        report_batch_item_failures=True,
+                    )
+                )
+            functions.append(function)
+        self.functions: tuple[lambda_.Function, ...] = tuple(functions)
+        """The relay's functions, one per share of the routes that fits Lambda's 4 KB of
+        environment (a single one unless the account reaches many queues)."""
 
     def _grant_routes(self, stack: Stack, routes: Sequence[RelayRoute]) -> None:
-        """Send to the destinations and to the sources' own DLQs (refused messages go there
-        with their reason); use the destinations' keys only through SQS and only if they carry
-        the destination queue's alias."""
+        """Send to the destinations, to the sources' own DLQs (refused messages go there with
+        their reason) and back to delay queues' shadows (messages not due yet); use the
+        destinations' keys only through SQS and only if they carry the destination queue's
+        alias."""
         destinations = sorted({r.destination_arn for r in routes})
         self.role.add_to_policy(
             iam.PolicyStatement(actions=["sqs:SendMessage"], resources=destinations)
@@ -161,7 +225,8 @@ class CrossAccountRelay(Construct):
         self.role.add_to_policy(
             iam.PolicyStatement(
                 actions=["sqs:SendMessage"],
-                resources=[r.source.dead_letter_queue.queue_arn for r in routes],
+                resources=[r.source.dead_letter_queue.queue_arn for r in routes]
+                + [r.source.queue_arn for r in routes if r.delayed],
             )
         )
         own_keys = {id(r.source.encryption_key): r.source.encryption_key for r in routes}
@@ -202,3 +267,69 @@ class CrossAccountRelay(Construct):
                     "grant is narrowed to keys carrying the destination queues' aliases "
                     "(kms:ResourceAliases), used through SQS.",
                 )
+
+
+@dataclass(frozen=True)
+class _Shard:
+    """The routes one function reads, with what its environment holds for them."""
+
+    direction: RelayDirection
+    routes: tuple[RelayRoute, ...]
+    local_endpoints: Sequence[str]
+
+    def environment(self, stack: Stack | None = None) -> dict[str, str]:
+        """The function's variables; with ``stack``, ``RELAY_ROUTES`` is the stack's JSON of
+        the source queues' tokens, without it plain JSON for counting."""
+        books: dict[str, dict[str, list[str]]] = {}
+        book_of: dict[int, str] = {}
+        for index, route in enumerate(self.routes):
+            book = route.address_book()
+            if book is None:
+                continue
+            name = next((n for n, known in books.items() if known == book), str(len(books) + 1))
+            books[name] = book
+            book_of[index] = name
+        routes = {
+            route.source.queue_arn: route.configuration(book_of.get(index))
+            for index, route in enumerate(self.routes)
+        }
+        environment = {
+            ENV_DIRECTION: self.direction.value,
+            ENV_ROUTES: json.dumps(routes) if stack is None else stack.to_json_string(routes),
+        }
+        if self.local_endpoints:
+            environment[ENV_LOCAL_ENDPOINTS] = json.dumps(sorted(set(self.local_endpoints)))
+        if books:
+            environment[ENV_ADDRESS_BOOKS] = json.dumps(books, sort_keys=True)
+        return environment
+
+    def size(self) -> int:
+        return environment_size(self.environment())
+
+
+def _shards(
+    direction: RelayDirection,
+    routes: Sequence[RelayRoute],
+    local_endpoints: Sequence[str],
+) -> list[_Shard]:
+    """The routes in order, cut into as few functions as Lambda's environment limit allows."""
+    shards: list[_Shard] = []
+    current: tuple[RelayRoute, ...] = ()
+    for route in routes:
+        candidate = _Shard(direction, (*current, route), local_endpoints)
+        if candidate.size() <= LAMBDA_ENVIRONMENT_LIMIT_BYTES:
+            current = candidate.routes
+            continue
+        alone = _Shard(direction, (route,), local_endpoints)
+        if alone.size() > LAMBDA_ENVIRONMENT_LIMIT_BYTES:
+            raise ValueError(
+                f"routes: the route reading {route.source.queue.node.path} needs about "
+                f"{alone.size()} bytes of environment with the local endpoints and its address "
+                f"book ({len(route.reachable_queues)} reachable queues), over Lambda's "
+                f"{LAMBDA_ENVIRONMENT_LIMIT_BYTES}; make its endpoint ARN-aware (it then needs "
+                "no address book) or split the account's endpoints over more accounts"
+            )
+        shards.append(_Shard(direction, current, local_endpoints))
+        current = (route,)
+    shards.append(_Shard(direction, current, local_endpoints))
+    return shards

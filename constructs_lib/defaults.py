@@ -13,10 +13,29 @@ from aws_cdk import aws_logs as logs
 
 # Endpoint queues ---------------------------------------------------------------------------
 
-MAX_RECEIVE_COUNT = 5
-"""Receives before SQS moves a message to the endpoint queue's dead-letter queue."""
+IMMEDIATE_RETRIES = 5
+"""NServiceBus's default immediate retries (``Recoverability().Immediate``): the released SQS
+transport retries by making the message visible again, so each retry is another receive and an
+endpoint needs ``IMMEDIATE_RETRIES + 1`` receives before it hands a failing message to its
+delayed retries (a new message) or its error queue."""
+RECEIVE_MARGIN = 4
+"""Receives allowed beyond what an endpoint's immediate retries need before SQS redrives the
+message to the dead-letter queue: an endpoint that crashes or is scaled in mid-processing
+spends a receive without retrying. A message that always fails so reaches the error queue (and
+ServiceControl) first; the dead-letter queue stays the backstop for what an endpoint cannot
+even receive."""
+MAX_RECEIVE_COUNT = IMMEDIATE_RETRIES + 1 + RECEIVE_MARGIN
+"""Receives before SQS moves a message to the endpoint queue's dead-letter queue, with
+NServiceBus's default immediate retries."""
 MAX_RECEIVE_COUNT_RANGE = (1, 1000)
 """What SQS accepts for ``maxReceiveCount``."""
+DELAY_QUEUE_DELAY = Duration.seconds(900)
+"""The delivery delay of an endpoint's ``<queue>-delay.fifo``: the released transport sends
+delays over 15 minutes there and refuses to start unless the queue delays every message at
+least 900 s (``DelayedMessagesPump.Initialize``)."""
+DELAY_QUEUE_MIN_RETENTION = Duration.days(4)
+"""The shortest retention the released transport accepts on a delay queue (it refuses to start
+below 345,600 s)."""
 QUEUE_RETENTION = Duration.days(4)
 """NServiceBus's default time to be received, written out so no reader has to know SQS's
 default (also 4 days)."""

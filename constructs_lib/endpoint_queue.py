@@ -18,18 +18,23 @@ from aws_cdk import aws_kms as kms
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
+from constructs_lib._private.acknowledgments import acknowledge
 from constructs_lib._private.grants import Conditions, grant_with_key
 from constructs_lib._private.secure_queue import secure_queue
 from constructs_lib.defaults import (
     DEAD_LETTER_RETENTION,
-    MAX_RECEIVE_COUNT,
+    DELAY_QUEUE_DELAY,
+    DELAY_QUEUE_MIN_RETENTION,
+    IMMEDIATE_RETRIES,
     MAX_RECEIVE_COUNT_RANGE,
     QUEUE_RETENTION,
+    RECEIVE_MARGIN,
 )
 from constructs_lib.queue_naming import (
     dead_letter_queue_name as default_dead_letter_queue_name,
 )
 from constructs_lib.queue_naming import (
+    delay_queue_name,
     endpoint_queue_name,
     key_alias_name,
     validate_queue_name,
@@ -52,6 +57,11 @@ attributes."""
 SENDER_KEY_ACTIONS = ("kms:GenerateDataKey", "kms:Decrypt")
 """What a producer needs on the queue's key to send an encrypted message."""
 AWS_MANAGED_SQS_KEY = "alias/aws/sqs"
+DELAY_QUEUE_WITHOUT_DLQ = (
+    "The released NServiceBus transport refuses to start while its delay queue has a redrive "
+    "policy (DelayedMessagesPump.Initialize); its pump moves every message on to the input "
+    "queue, whose dead-letter queue is the backstop."
+)
 
 
 class EndpointQueueEncryption(enum.StrEnum):
@@ -113,8 +123,11 @@ class EndpointQueue(Construct):
         queue_name: str | None = None,
         fifo: bool = False,
         content_based_deduplication: bool = False,
-        max_receive_count: int = MAX_RECEIVE_COUNT,
+        immediate_retries: int = IMMEDIATE_RETRIES,
+        max_receive_count: int | None = None,
         dead_letter_queue_name: str | None = None,
+        delayed_delivery: bool = True,
+        delivery_delay: Duration | None = None,
         encryption: EndpointQueueEncryption = EndpointQueueEncryption.KMS,
         encryption_key: kms.IKey | None = None,
         sender_accounts: Sequence[str] = (),
@@ -133,9 +146,18 @@ class EndpointQueue(Construct):
         :param fifo: a FIFO queue (and FIFO DLQ); the name gets ``.fifo``. Default: False.
         :param content_based_deduplication: FIFO only: deduplicate on the body's hash.
             Default: False.
-        :param max_receive_count: receives before SQS moves a message to the DLQ (1-1000).
-            Default: :data:`~constructs_lib.defaults.MAX_RECEIVE_COUNT` (5).
+        :param immediate_retries: the endpoint's NServiceBus immediate retries; each is another
+            receive, so ``max_receive_count`` must allow ``immediate_retries + 1``. Default:
+            :data:`~constructs_lib.defaults.IMMEDIATE_RETRIES` (5, NServiceBus's).
+        :param max_receive_count: receives before SQS moves a message to the DLQ
+            (``immediate_retries + 1`` to 1000). Default: ``immediate_retries + 1 +``
+            :data:`~constructs_lib.defaults.RECEIVE_MARGIN` (10).
         :param dead_letter_queue_name: an explicit DLQ name. Default: ``<queue>-dlq``.
+        :param delayed_delivery: create ``<queue>-delay.fifo``, the queue the released transport
+            checks at start and sends delays over 15 minutes to (FIFO, 900 s delivery delay,
+            at least 4 days' retention, no redrive, this queue's key). Default: True.
+        :param delivery_delay: how long SQS holds every message of the queue before it can be
+            received. Default: none.
         :param encryption: KMS (a customer-managed key) or SQS_MANAGED (SSE-SQS).
             Default: ``EndpointQueueEncryption.KMS``.
         :param encryption_key: the KMS key to use; never ``alias/aws/sqs``, which other
@@ -155,7 +177,19 @@ class EndpointQueue(Construct):
             deletes messages. Default: ``RemovalPolicy.RETAIN``.
         """
         super().__init__(scope, construct_id)
+        require_range("immediate_retries", immediate_retries, 0, MAX_RECEIVE_COUNT_RANGE[1] - 1)
+        receives_needed = immediate_retries + 1
+        if max_receive_count is None:
+            max_receive_count = receives_needed + RECEIVE_MARGIN
         require_range("max_receive_count", max_receive_count, *MAX_RECEIVE_COUNT_RANGE)
+        if max_receive_count < receives_needed:
+            raise ValueError(
+                f"max_receive_count: {max_receive_count} receives end before the endpoint's "
+                f"{immediate_retries} immediate retries do ({receives_needed} receives), so SQS "
+                "would move a failing message to the dead-letter queue instead of NServiceBus "
+                f"to its error queue; set it to at least {receives_needed} or lower "
+                "immediate_retries"
+            )
         require_account_ids("sender_accounts", sender_accounts)
         require_organization_ids("sender_organization_ids", sender_organization_ids)
         if content_based_deduplication and not fifo:
@@ -222,11 +256,26 @@ class EndpointQueue(Construct):
             encryption_key=self.encryption_key,
             retention_period=retention_period,
             visibility_timeout=visibility_timeout,
+            delivery_delay=delivery_delay,
             dead_letter_queue=sqs.DeadLetterQueue(
                 queue=self.dead_letter_queue, max_receive_count=max_receive_count
             ),
             removal_policy=removal_policy,
         )
+        self.max_receive_count = max_receive_count
+        self.delay_queue: sqs.Queue | None = None
+        if delayed_delivery:
+            self.delay_queue = secure_queue(
+                self,
+                "DelayQueue",
+                queue_name=delay_queue_name(self.queue_name),
+                fifo=True,
+                encryption_key=self.encryption_key,
+                retention_period=_at_least(retention_period, DELAY_QUEUE_MIN_RETENTION),
+                delivery_delay=DELAY_QUEUE_DELAY,
+                removal_policy=removal_policy,
+            )
+            acknowledge(self.delay_queue, "AwsSolutions-SQS3", DELAY_QUEUE_WITHOUT_DLQ)
         self.add_sender_accounts(*sender_accounts)
         for organization_id in sender_organization_ids:
             self.add_sender_organization(organization_id)
@@ -331,6 +380,18 @@ class EndpointQueue(Construct):
         principals: list[iam.IPrincipal],
         conditions: Conditions | None = None,
     ) -> None:
+        """The queue (and its key) admits the senders; so does its delay queue, where an
+        ARN-aware sender puts delays over 15 minutes (the key grant covers both)."""
+        if self.delay_queue is not None:
+            self.delay_queue.add_to_resource_policy(
+                iam.PolicyStatement(
+                    sid=f"AllowSend{sid_suffix}",
+                    principals=list(principals),
+                    actions=list(SENDER_ACTIONS),
+                    resources=[self.delay_queue.queue_arn],
+                    conditions=dict(conditions) if conditions else None,
+                )
+            )
         grant_with_key(
             self.queue.add_to_resource_policy,
             self.encryption_key,
@@ -403,6 +464,10 @@ class _ImportedEndpointQueue(Construct):
     def queue_arn(self) -> str:
         """The queue's ARN."""
         return self.queue.queue_arn
+
+
+def _at_least(duration: Duration, minimum: Duration) -> Duration:
+    return duration if duration.to_seconds() >= minimum.to_seconds() else minimum
 
 
 def _parsed(field: str, arn: str) -> QueueArn:

@@ -17,6 +17,9 @@ from cross_account_runtime.nservicebus.transport_address import (
 )
 
 DEAD_LETTER_SUFFIX = "-dlq"
+DELAY_QUEUE_SUFFIX = "-delay.fifo"
+"""What the released transport appends to a destination's address for delays over 15 minutes
+(``TransportConstraints.DelayedDeliveryQueueSuffix``); the generator then applies as usual."""
 QueueNameError = AddressError
 """A queue name SQS would refuse (the runtime's address error, a ``ValueError``)."""
 
@@ -26,9 +29,11 @@ __all__ = [
     "MAX_QUEUE_NAME_LENGTH",
     "QueueNameError",
     "dead_letter_queue_name",
+    "delay_queue_name",
     "endpoint_queue_name",
     "ingress_queue_name",
     "key_alias_name",
+    "resolved_queue_name",
     "subscription_dead_letter_queue_name",
     "validate_queue_name",
 ]
@@ -58,6 +63,21 @@ def dead_letter_queue_name(queue_name: str) -> str:
     fifo = queue_name.endswith(FIFO_SUFFIX)
     base = queue_name.removesuffix(FIFO_SUFFIX)
     return validate_queue_name(base + DEAD_LETTER_SUFFIX + (FIFO_SUFFIX if fifo else ""), fifo=fifo)
+
+
+def resolved_queue_name(address: str, prefix: str = "") -> str:
+    """The queue a released endpoint with queue-name prefix ``prefix`` resolves ``address`` to
+    in its own account (``GetQueueUrl`` after the generator): where the account bridge puts the
+    shadow of a remote endpoint that is known there by ``address``."""
+    fifo = address.endswith(FIFO_SUFFIX)
+    return validate_queue_name(default_queue_name(address, prefix), fifo=fifo)
+
+
+def delay_queue_name(address: str, prefix: str = "") -> str:
+    """The delay queue the released transport resolves for ``address``: the generator applied
+    to ``<address>-delay.fifo``, always FIFO. For an endpoint's own input queue (whose name
+    already carries the prefix) that is ``<queue>-delay.fifo``."""
+    return validate_queue_name(default_queue_name(address + DELAY_QUEUE_SUFFIX, prefix), fifo=True)
 
 
 def subscription_dead_letter_queue_name(topic_name: str, subscription_name: str) -> str:

@@ -422,7 +422,7 @@ def _relay_pair(
 ) -> tuple[Endpoint, Endpoint]:
     """The sender and receiver of the first relay route (in the topology's order) whose way
     back is relayed too."""
-    relayed = [(r.sender, r.receiver) for r in topology.relay_routes if r.sender]
+    relayed = [(r.sender, r.receiver) for r in topology.routes if r.relay and r.sender]
     pairs = [
         (s, r)
         for s, r in relayed

@@ -16,14 +16,16 @@ from constructs_lib import (
     DeliveryProtocol,
     EndpointQueue,
     MessagingAlarms,
+    ReceiverAddressing,
     RelayDirection,
     RelayRoute,
 )
-from constructs_lib.defaults import RELAY_SOURCE_VISIBILITY_TIMEOUT
+from constructs_lib.defaults import DELAY_QUEUE_DELAY, RELAY_SOURCE_VISIBILITY_TIMEOUT
 from constructs_lib.queue_naming import dead_letter_queue_name, ingress_queue_name
 from stacks.checks.resource_limit import ResourceLimit
 from stacks.delivery_log_stack import delivery_log_destination_arn
 from stacks.topology import Account, Endpoint, Topic, Topology, relay_role_name
+from stacks.topology.bridge import ingress_endpoints, plan_bridge, reachable_queues
 
 STACK_NAME_PREFIX = "Messaging-"
 
@@ -86,7 +88,17 @@ class MessagingAccountStack(Stack):
         self._inbound_relay()
         self.node.add_validation(ResourceLimit(self))
 
-    def _relay_queue(self, construct_id: str, queue_name: str, fifo: bool) -> EndpointQueue:
+    def _relay_queue(
+        self,
+        construct_id: str,
+        queue_name: str,
+        fifo: bool,
+        *,
+        delay_of: EndpointQueue | None = None,
+    ) -> EndpointQueue:
+        """A queue a relay reads: a shadow or an ingress queue, or (``delay_of``) the shadow of
+        a delay queue, which holds every message 900 s as the real one does and shares its
+        shadow's key."""
         queue = EndpointQueue(
             self,
             construct_id,
@@ -95,29 +107,41 @@ class MessagingAccountStack(Stack):
             dead_letter_queue_name=dead_letter_queue_name(queue_name),
             fifo=fifo,
             visibility_timeout=RELAY_SOURCE_VISIBILITY_TIMEOUT,
+            delayed_delivery=False,
+            delivery_delay=DELAY_QUEUE_DELAY if delay_of is not None else None,
+            encryption_key=delay_of.encryption_key if delay_of is not None else None,
         )
-        self.alarms.watch_endpoint_queue(construct_id, queue.queue)
+        if delay_of is None:
+            # A delay queue's messages are meant to wait 15 minutes: their age says nothing.
+            self.alarms.watch_endpoint_queue(construct_id, queue.queue)
         self.alarms.watch_dead_letter_queue(construct_id, queue.dead_letter_queue)
         return queue
 
     def _outbound_relay(self) -> None:
-        """Shadow queues named like the remote endpoints' queues, so legacy endpoints of this
-        account send to them unchanged; the relay stamps and forwards to the remote ingress."""
-        remotes = self.topology.shadow_queues(self.account_config.name)
-        if not remotes:
+        """Shadow queues named as this account's endpoints resolve the remote endpoints, so
+        they send to them unchanged (and to their delay queues' shadows for long delays); the
+        relay stamps the address headers and forwards to the remote ingress queues."""
+        shadows = plan_bridge(self.topology).shadows_in(self.account_config.name)
+        if not shadows:
             return
-        routes = [
-            RelayRoute(
-                self._relay_queue(f"Shadow{remote.name}", remote.queue_name, remote.fifo),
-                self.topology.sqs_arn(remote.account, ingress_queue_name(remote.queue_name)),
+        routes = []
+        for shadow in shadows:
+            ingress = self.topology.sqs_arn(
+                shadow.remote.account, ingress_queue_name(shadow.remote.queue_name)
             )
-            for remote in remotes
-        ]
-        local = {
-            e.queue_name: self.topology.queue_arn(e)
-            for e in self.topology.endpoints
-            if e.account == self.account_config.name
-        }
+            queue = self._relay_queue(
+                f"Shadow{shadow.queue_name}", shadow.queue_name, shadow.remote.fifo
+            )
+            routes.append(RelayRoute(queue, ingress))
+            if shadow.delay_queue_name is not None:
+                delay = self._relay_queue(
+                    f"Shadow{shadow.delay_queue_name}",
+                    shadow.delay_queue_name,
+                    fifo=True,
+                    delay_of=queue,
+                )
+                routes.append(RelayRoute(delay, ingress, delayed=True))
+        local = [q.queue_name for q in self.topology.queues_in(self.account_config.name)]
         CrossAccountRelay(
             self,
             "OutboundRelay",
@@ -128,11 +152,13 @@ class MessagingAccountStack(Stack):
         )
 
     def _inbound_relay(self) -> None:
-        """Ingress queues admitting the senders' outbound relay roles only; the relay
-        substitutes the headers and delivers to the endpoint queues."""
-        endpoints = self.topology.ingress_endpoints(self.account_config.name)
+        """Ingress queues admitting the outbound relay roles of the accounts whose shadows lead
+        here, and only those; the relay delivers to the endpoint queues, translating the
+        address headers for the released endpoints (ServiceControl's error queue included)."""
+        endpoints = ingress_endpoints(self.topology, self.account_config.name)
         if not endpoints:
             return
+        bridge = plan_bridge(self.topology)
         routes = []
         for endpoint in endpoints:
             ingress = self._relay_queue(
@@ -140,11 +166,21 @@ class MessagingAccountStack(Stack):
             )
             ingress.add_sender_roles(
                 *(
-                    self.topology.relay_role_arn(sender, RelayDirection.OUTBOUND)
-                    for sender in self.topology.relay_sender_accounts(endpoint)
+                    self.topology.relay_role_arn(
+                        self.topology.account(sender), RelayDirection.OUTBOUND
+                    )
+                    for sender in bridge.relay_sender_accounts(endpoint)
                 )
             )
-            routes.append(RelayRoute(ingress, self.topology.queue_arn(endpoint)))
+            released = not endpoint.arn_aware
+            routes.append(
+                RelayRoute(
+                    ingress,
+                    self.topology.queue_arn(endpoint),
+                    receiver=ReceiverAddressing.NAME if released else ReceiverAddressing.ARN,
+                    reachable_queues=reachable_queues(self.topology, endpoint) if released else (),
+                )
+            )
         CrossAccountRelay(
             self,
             "InboundRelay",
@@ -161,7 +197,10 @@ class MessagingAccountStack(Stack):
             queue_name=endpoint.queue_name,
             dead_letter_queue_name=endpoint.dead_letter_queue_name,
             fifo=endpoint.fifo,
+            immediate_retries=endpoint.immediate_retries,
             max_receive_count=endpoint.max_receive_count,
+            # ServiceControl runs its transport without unrestricted delayed delivery.
+            delayed_delivery=not endpoint.is_error_queue,
             sender_accounts=self.topology.cross_account_senders(endpoint),
             sender_organization_ids=self.topology.sender_organizations(endpoint),
         )

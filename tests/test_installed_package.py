@@ -77,7 +77,7 @@ CrossAccountRelay(
     "Outbound",
     direction=RelayDirection.OUTBOUND,
     routes=[RelayRoute(existing, "arn:aws:sqs:eu-west-1:222222222222:Billing-ingress")],
-    local_endpoints={"Sales": "arn:aws:sqs:eu-west-1:111111111111:Sales"},
+    local_endpoints=["Sales"],
 )
 app.synth()
 print(json.dumps({"constructs_lib": constructs_lib.__file__}))

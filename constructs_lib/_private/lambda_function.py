@@ -55,16 +55,17 @@ def runtime_function(
     role: iam.Role,
     log_group: logs.LogGroup,
     handler: str,
+    construct_id: str = "Function",
     code: lambda_.Code,
     environment: Mapping[str, str],
     memory_size: int,
     timeout: Duration,
     layers: Sequence[lambda_.ILayerVersion] = (),
 ) -> lambda_.Function:
-    """The function (``Function``) running ``handler`` with ``role`` and ``log_group``."""
+    """The function (``construct_id``) running ``handler`` with ``role`` and ``log_group``."""
     function = lambda_.Function(
         scope,
-        "Function",
+        construct_id,
         runtime=LAMBDA_RUNTIME,
         architecture=LAMBDA_ARCHITECTURE,
         handler=handler,

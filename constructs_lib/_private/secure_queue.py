@@ -24,6 +24,7 @@ def secure_queue(
     removal_policy: RemovalPolicy,
     content_based_deduplication: bool = False,
     visibility_timeout: Duration | None = None,
+    delivery_delay: Duration | None = None,
     dead_letter_queue: sqs.DeadLetterQueue | None = None,
     redrive_allow_policy: sqs.RedriveAllowPolicy | None = None,
 ) -> sqs.Queue:
@@ -44,6 +45,7 @@ def secure_queue(
         enforce_ssl=True,
         retention_period=retention_period,
         visibility_timeout=visibility_timeout,
+        delivery_delay=delivery_delay,
         dead_letter_queue=dead_letter_queue,
         redrive_allow_policy=redrive_allow_policy,
         removal_policy=removal_policy,

@@ -7,9 +7,10 @@ queue), computed without any lookup, so every account's stack agrees with every 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from constructs_lib.defaults import MAX_MESSAGE_AGE_SECONDS, MAX_RECEIVE_COUNT
+from constructs_lib.defaults import IMMEDIATE_RETRIES, MAX_MESSAGE_AGE_SECONDS, MAX_RECEIVE_COUNT
+from constructs_lib.queue_naming import delay_queue_name
 from cross_account_runtime.common.partitions import partition_of
 from cross_account_runtime.relay.config import RelayDirection
 from stacks.topology.analytics import AnalyticsSettings
@@ -46,7 +47,11 @@ class Account:
 
 @dataclass(frozen=True)
 class Endpoint:
-    """An endpoint's input queue; the error queue is one too, with every endpoint as sender."""
+    """An endpoint's input queue; the error queue is one too, with every endpoint as sender.
+
+    ``queue_name`` is also the endpoint's transport address: the released transport puts the
+    physical queue name in ``NServiceBus.ReplyToAddress`` and ``NServiceBus.FailedQ``.
+    """
 
     name: str
     account: str
@@ -55,6 +60,21 @@ class Endpoint:
     fifo: bool = False
     max_receive_count: int = MAX_RECEIVE_COUNT
     is_error_queue: bool = False
+    queue_name_prefix: str = ""
+    """The prefix the endpoint's transport applies to every name it resolves."""
+    arn_aware: bool = False
+    """Whether the endpoint runs an ARN-aware transport (seed 000's "New"): it stamps and
+    substitutes the ARN header itself and sends to queue ARNs in other accounts. Every released
+    transport version is not ("Old"): it resolves every address by name in its own account."""
+    immediate_retries: int = IMMEDIATE_RETRIES
+    path: str = field(default="", compare=False)
+    """The topology field that declares it, for error messages."""
+
+    @property
+    def delay_queue_name(self) -> str:
+        """``<queue>-delay.fifo``, the queue its transport checks at start and sends delays
+        over 15 minutes to."""
+        return delay_queue_name(self.queue_name)
 
 
 @dataclass(frozen=True)
@@ -65,8 +85,14 @@ class Route:
     sender: str | None = None
     sender_organization: str | None = None
     relay: bool = False
-    """Through the account bridge: the sender's legacy endpoints send to a shadow queue in
-    their own account, relays stamp and substitute the ARN header across the boundary."""
+    """Through the account bridge: the sender sends by name to a shadow queue in its own
+    account, relays carry the message to the receiver's account."""
+    replies: bool = True
+    """Whether the receiver replies (or otherwise answers to ``ReplyToAddress``): the topology
+    then provisions the way back, through the bridge for a receiver that resolves names, or a
+    grant on the sender's queue for an ARN-aware one."""
+    path: str = field(default="", compare=False)
+    """The topology field that declares it, for error messages."""
 
 
 @dataclass(frozen=True)
@@ -113,7 +139,9 @@ class Topology:
         return self.sqs_arn(endpoint.account, endpoint.queue_name)
 
     def sender_endpoints(self, receiver: Endpoint) -> tuple[Endpoint, ...]:
-        """Endpoints declared as senders to ``receiver``; the error queue accepts them all."""
+        """Endpoints that send to ``receiver``'s queue directly: declared senders of direct
+        routes, and ARN-aware receivers of its routes answering it; the error queue accepts
+        them all."""
         if receiver.is_error_queue:
             return self.endpoints
         names = [
@@ -121,40 +149,13 @@ class Topology:
             for r in self.routes
             if r.receiver == receiver.name and r.sender and not r.relay
         ]
-        return tuple(self.endpoint(n) for n in dict.fromkeys(names))
-
-    @property
-    def relay_routes(self) -> tuple[Route, ...]:
-        """Routes that cross accounts through relays."""
-        return tuple(r for r in self.routes if r.relay)
-
-    def shadow_queues(self, account_name: str) -> tuple[Endpoint, ...]:
-        """Remote endpoints that get a shadow queue (named like their queue) in an account,
-        read by the account's outbound relay."""
-        names = [
+        # An ARN-aware receiver answers the sender's queue ARN directly.
+        names += [
             r.receiver
-            for r in self.relay_routes
-            if r.sender and self.endpoint(r.sender).account == account_name
+            for r in self.routes
+            if r.sender == receiver.name and r.replies and self.endpoint(r.receiver).arn_aware
         ]
         return tuple(self.endpoint(n) for n in dict.fromkeys(names))
-
-    def ingress_endpoints(self, account_name: str) -> tuple[Endpoint, ...]:
-        """Endpoints of an account that get an ingress queue, read by its inbound relay."""
-        names = [
-            r.receiver
-            for r in self.relay_routes
-            if self.endpoint(r.receiver).account == account_name
-        ]
-        return tuple(self.endpoint(n) for n in dict.fromkeys(names))
-
-    def relay_sender_accounts(self, receiver: Endpoint) -> tuple[Account, ...]:
-        """Accounts whose outbound relay forwards to ``receiver``'s ingress queue."""
-        names = [
-            self.endpoint(r.sender).account
-            for r in self.relay_routes
-            if r.receiver == receiver.name and r.sender
-        ]
-        return tuple(self.account(n) for n in dict.fromkeys(names))
 
     def relay_role_arn(self, account: Account, direction: RelayDirection) -> str:
         """The ARN of an account's relay role, named so other accounts can admit it by ARN."""

@@ -16,21 +16,23 @@ from pathlib import Path
 from typing import Any
 
 from constructs_lib.defaults import (
+    IMMEDIATE_RETRIES,
     MAX_MESSAGE_AGE_RANGE_SECONDS,
     MAX_MESSAGE_AGE_SECONDS,
-    MAX_RECEIVE_COUNT,
     MAX_RECEIVE_COUNT_RANGE,
+    RECEIVE_MARGIN,
 )
 from constructs_lib.queue_naming import (
     QueueNameError,
     dead_letter_queue_name,
     endpoint_queue_name,
-    ingress_queue_name,
     validate_queue_name,
 )
 from constructs_lib.validation import ACCOUNT_ID, ORGANIZATION_ID
 from stacks.topology.analytics import parse_analytics
+from stacks.topology.bridge import plan_bridge
 from stacks.topology.field_checker import FieldChecker
+from stacks.topology.inventory import name_clashes, planned_queues
 from stacks.topology.model import (
     Account,
     AlarmSettings,
@@ -47,7 +49,7 @@ NAME = re.compile(r"^[A-Za-z][A-Za-z0-9._-]{0,63}$")
 _TOP_KEYS = ("accounts", "endpoints", "routes", "errorQueue", "topics", "alarms", "analytics")
 _ALARM_KEYS = ("topicName", "maxMessageAgeSeconds")
 _ACCOUNT_KEYS = ("name", "id", "region", "organizationId")
-_ENDPOINT_KEYS = (
+_ERROR_QUEUE_KEYS = (
     "name",
     "account",
     "fifo",
@@ -56,8 +58,9 @@ _ENDPOINT_KEYS = (
     "maxReceiveCount",
     "deadLetterQueue",
 )
+_ENDPOINT_KEYS = (*_ERROR_QUEUE_KEYS, "arnAware", "immediateRetries")
 _DLQ_KEYS = ("fifo", "queueName")
-_ROUTE_KEYS = ("from", "fromOrganization", "to", "relay")
+_ROUTE_KEYS = ("from", "fromOrganization", "to", "relay", "replies")
 
 
 def parse_topology(data: Any, source: str = "<topology>") -> Topology:
@@ -79,13 +82,10 @@ def parse_topology(data: Any, source: str = "<topology>") -> Topology:
         check.fail(
             "topology.errorQueue.name", f"duplicate name {error_queue.name!r}: an endpoint has it"
         )
-    queues = [*endpoints, *([error_queue] if error_queue else [])]
-    taken = _check_unique_queue_names(check, queues)
     known_orgs = {a.organization_id for a in accounts if a.organization_id}
     routes = _parse_routes(
         check, root.get("routes", []), {e.name: e.account for e in endpoints}, known_orgs
     )
-    _check_relay_queue_names(check, queues, routes, taken)
     topics = parse_topics(
         check,
         root.get("topics", []),
@@ -104,7 +104,7 @@ def parse_topology(data: Any, source: str = "<topology>") -> Topology:
         if error_queue is None and not check.problems:
             check.fail("topology.errorQueue", "is required")
         raise TopologyError(source, check.problems)
-    return Topology(
+    topology = Topology(
         tuple(accounts),
         tuple(endpoints),
         tuple(routes),
@@ -114,6 +114,10 @@ def parse_topology(data: Any, source: str = "<topology>") -> Topology:
         source,
         analytics,
     )
+    _check_reachability(check, topology)
+    if check.problems:
+        raise TopologyError(source, check.problems)
+    return topology
 
 
 def _parse_alarms(check: FieldChecker, raw: Any) -> AlarmSettings:
@@ -186,20 +190,37 @@ def _parse_queue(
     *,
     is_error_queue: bool,
 ) -> Endpoint | None:
-    check.unknown_keys(obj, _ENDPOINT_KEYS, path)
+    check.unknown_keys(obj, _ERROR_QUEUE_KEYS if is_error_queue else _ENDPOINT_KEYS, path)
     name = check.string(obj, "name", path)
     account = check.reference(obj, "account", path, account_names, "account")
     prefix = check.string(obj, "queueNamePrefix", path, required=False) or ""
     explicit = check.string(obj, "queueName", path, required=False)
     fifo = check.boolean(obj, "fifo", path, False)
+    arn_aware = check.boolean(obj, "arnAware", path, False)
+    retries = check.integer(
+        obj,
+        "immediateRetries",
+        path,
+        default=IMMEDIATE_RETRIES,
+        low=0,
+        high=MAX_RECEIVE_COUNT_RANGE[1] - 1,
+    )
     max_receive = check.integer(
         obj,
         "maxReceiveCount",
         path,
-        default=MAX_RECEIVE_COUNT,
+        default=retries + 1 + RECEIVE_MARGIN,
         low=MAX_RECEIVE_COUNT_RANGE[0],
         high=MAX_RECEIVE_COUNT_RANGE[1],
     )
+    if max_receive < retries + 1:
+        check.fail(
+            f"{path}.maxReceiveCount",
+            f"{max_receive} receives end before the endpoint's {retries} immediate retries do "
+            f"({retries + 1} receives): SQS would move a failing message to the dead-letter "
+            "queue, and NServiceBus would never send it to the error queue; set it to at least "
+            f"{retries + 1} (or leave it out for {retries + 1 + RECEIVE_MARGIN})",
+        )
     if name is not None and not NAME.match(name):
         check.fail(
             f"{path}.name",
@@ -222,7 +243,19 @@ def _parse_queue(
     )
     if dlq_name is None:
         return None
-    return Endpoint(name, account, queue_name, dlq_name, fifo, max_receive, is_error_queue)
+    return Endpoint(
+        name,
+        account,
+        queue_name,
+        dlq_name,
+        fifo,
+        max_receive,
+        is_error_queue,
+        queue_name_prefix=prefix,
+        arn_aware=arn_aware,
+        immediate_retries=retries,
+        path=path,
+    )
 
 
 def _parse_dead_letter_queue(
@@ -284,58 +317,6 @@ def _parse_error_queue(check: FieldChecker, raw: Any, account_names: set[str]) -
     return _parse_queue(check, obj, "topology.errorQueue", account_names, is_error_queue=True)
 
 
-def _check_unique_queue_names(check: FieldChecker, queues: list[Endpoint]) -> set[tuple[str, str]]:
-    """Two queues with one name in one account would be the same queue (an account has one
-    region here and account ids are unique, so the account name stands for both).
-
-    Returns the ``(account, queue name)`` pairs taken, for the relays' queues to avoid.
-    """
-    owners: dict[tuple[str, str], str] = {}
-    for q in queues:
-        for name in (q.queue_name, q.dead_letter_queue_name):
-            key = (q.account, name)
-            if key in owners and owners[key] != q.name:
-                check.fail(
-                    f"topology.endpoints[{q.name}]",
-                    f"queue name {name!r} is also used by {owners[key]!r} in the same account and region; change a name or prefix",
-                )
-            owners[key] = q.name
-    return set(owners)
-
-
-def _check_relay_queue_names(
-    check: FieldChecker, queues: list[Endpoint], routes: list[Route], taken: set[tuple[str, str]]
-) -> None:
-    """A relay adds a shadow queue in the sender's account (named like the remote queue) and
-    an ingress queue in the receiver's; neither may take a name an account already uses."""
-    by_name = {q.name: q for q in queues}
-    added: set[tuple[str, str]] = set()
-    for i, route in enumerate(routes):
-        if not route.relay or route.sender is None:
-            continue
-        receiver = by_name[route.receiver]
-        try:
-            ingress = ingress_queue_name(receiver.queue_name)
-            wanted = [
-                (by_name[route.sender].account, receiver.queue_name, "shadow queue"),
-                (receiver.account, ingress, "ingress queue"),
-                (receiver.account, dead_letter_queue_name(ingress), "ingress dead-letter queue"),
-            ]
-        except QueueNameError as error:
-            check.fail(f"topology.routes[{i}].to", f"{error}; shorten the endpoint's queue name")
-            continue
-        for account, name, role in wanted:
-            if (account, name) in added:
-                continue
-            if (account, name) in taken:
-                check.fail(
-                    f"topology.routes[{i}]",
-                    f"the relay's {role} {name!r} in account {account!r} has the name of a queue "
-                    "already there; rename one of the endpoints",
-                )
-            added.add((account, name))
-
-
 def _parse_routes(
     check: FieldChecker, raw: Any, accounts_of: Mapping[str, str], known_orgs: set[str]
 ) -> list[Route]:
@@ -347,6 +328,7 @@ def _parse_routes(
         sender = check.string(obj, "from", path, required=False)
         org = check.string(obj, "fromOrganization", path, required=False)
         relay = check.boolean(obj, "relay", path, False)
+        replies = check.boolean(obj, "replies", path, True)
         if relay and org is not None:
             check.fail(
                 f"{path}.relay",
@@ -385,7 +367,7 @@ def _parse_routes(
                 "both endpoints are in one account; a relay only crosses accounts, drop 'relay'",
             )
             continue
-        route = Route(receiver, sender, org, relay)
+        route = Route(receiver, sender, org, relay, replies, path)
         if Route(receiver, sender, org) in seen:
             check.fail(path, "duplicate route; remove one")
             continue
@@ -414,3 +396,38 @@ def load_topology(path: str | Path) -> Topology:
     if isinstance(data, Mapping) and set(data) == {"topology"}:
         data = data["topology"]
     return parse_topology(data, source)
+
+
+def _check_reachability(check: FieldChecker, topology: Topology) -> None:
+    """What only the whole topology shows: a direct route an endpoint cannot use, an error
+    queue no endpoint can reach, and the queues the bridge adds (their names, and clashes with
+    every other queue of their account)."""
+    for route in topology.routes:
+        if route.sender is None or route.relay:
+            continue
+        sender, receiver = topology.endpoint(route.sender), topology.endpoint(route.receiver)
+        if sender.account != receiver.account and not sender.arn_aware:
+            check.fail(
+                route.path,
+                f"{sender.name} is not ARN-aware: its transport resolves {receiver.name!r} by "
+                f"name in account {sender.account!r}, where it finds no such queue. Set "
+                '"relay": true to send through the account bridge, or "arnAware": true on the '
+                "endpoint if it runs an ARN-aware transport",
+            )
+    if topology.error_queue.fifo:
+        check.fail(
+            "topology.errorQueue.fifo",
+            "NServiceBus sends failed messages without a message group, which a FIFO queue "
+            "refuses: no endpoint could reach this error queue. Make it a standard queue",
+        )
+    bridge = plan_bridge(topology)
+    for known, other in bridge.conflicts:
+        check.fail(
+            other.path,
+            f"the bridge needs a shadow queue {other.queue_name!r} in account {other.account!r} "
+            f"for {other.reason} (leading to {other.remote.name}) and for {known.reason} "
+            f"(leading to {known.remote.name}); give one of the endpoints a queueNamePrefix",
+        )
+    queues, problems = planned_queues(topology)
+    for path, rule in (*problems, *name_clashes(queues)):
+        check.fail(path, rule)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -10,7 +11,12 @@ from aws_cdk import App, Environment, Stack
 from aws_cdk.assertions import Template
 
 from constructs_lib import EndpointQueue
-from constructs_lib.cross_account_relay import CrossAccountRelay, RelayDirection, RelayRoute
+from constructs_lib.cross_account_relay import (
+    CrossAccountRelay,
+    ReceiverAddressing,
+    RelayDirection,
+    RelayRoute,
+)
 from cross_account_runtime.relay import config as relay_config
 
 SALES = "111111111111"
@@ -26,7 +32,7 @@ def outbound() -> Template:
         "Outbound",
         direction=RelayDirection.OUTBOUND,
         routes=[RelayRoute(shadow, INGRESS)],
-        local_endpoints={"Sales": f"arn:aws:sqs:us-east-1:{SALES}:Sales"},
+        local_endpoints=["Sales"],
         role_name="messaging-relay-outbound-Sales",
     )
     return Template.from_stack(stack)
@@ -48,9 +54,7 @@ def test_the_function_runs_the_relay_with_its_configuration(outbound: Template) 
     assert function["Architectures"] == ["arm64"]
     env = function["Environment"]["Variables"]
     assert env["RELAY_DIRECTION"] == "outbound"
-    assert json.loads(env["RELAY_LOCAL_ENDPOINTS"]) == {
-        "Sales": f"arn:aws:sqs:us-east-1:{SALES}:Sales"
-    }
+    assert json.loads(env["RELAY_LOCAL_ENDPOINTS"]) == ["Sales"]
     routes = json.dumps(env["RELAY_ROUTES"])
     assert INGRESS in routes
     assert "ShadowBillingDeadLetterQueue" in routes
@@ -100,7 +104,9 @@ def test_destination_keys_only_by_alias_and_through_sqs(outbound: Template) -> N
 
 def test_ingress_queues_admit_the_relay_role_only() -> None:
     stack = Stack(App(), "Billing", env=Environment(account="222222222222", region="us-east-1"))
-    ingress = EndpointQueue(stack, "Ingress", endpoint_name="Billing-ingress")
+    ingress = EndpointQueue(
+        stack, "Ingress", endpoint_name="Billing-ingress", delayed_delivery=False
+    )
     ingress.add_sender_roles(f"arn:aws:iam::{SALES}:role/messaging-relay-outbound-Sales")
     template = Template.from_stack(stack)
     (allow,) = [
@@ -135,7 +141,7 @@ def test_bad_props_fail_naming_the_prop(props: dict[str, Any], message: str) -> 
     arguments: dict[str, Any] = {
         "direction": RelayDirection.OUTBOUND,
         "routes": [RelayRoute(shadow, INGRESS)],
-        "local_endpoints": {"Sales": f"arn:aws:sqs:us-east-1:{SALES}:Sales"},
+        "local_endpoints": ["Sales"],
         **props,
     }
     with pytest.raises(ValueError, match=message):
@@ -149,3 +155,116 @@ def test_a_bad_role_arn_is_refused() -> None:
         ValueError, match="role_arns: 'arn:aws:iam::1:user/x' is not an IAM role ARN"
     ):
         queue.add_sender_roles("arn:aws:iam::1:user/x")
+
+
+BILLING = "222222222222"
+
+
+def released_inbound(
+    stack: Stack, names: list[str], reachable: tuple[str, ...]
+) -> CrossAccountRelay:
+    """Billing's inbound relay delivering to released endpoints ``names``."""
+    routes = [
+        RelayRoute(
+            EndpointQueue(stack, f"Ingress{name}", endpoint_name=f"{name}-ingress"),
+            f"arn:aws:sqs:us-east-1:{BILLING}:{name}",
+            receiver=ReceiverAddressing.NAME,
+            reachable_queues=reachable,
+        )
+        for name in names
+    ]
+    return CrossAccountRelay(stack, "Inbound", direction=RelayDirection.INBOUND, routes=routes)
+
+
+def billing_stack() -> Stack:
+    return Stack(App(), "Billing", env=Environment(account=BILLING, region="us-east-1"))
+
+
+def test_released_receivers_reaching_the_same_queues_share_one_address_book() -> None:
+    stack = billing_stack()
+    reachable = (
+        f"arn:aws:sqs:us-east-1:{SALES}:Sales",
+        f"arn:aws:sqs:us-east-1:{BILLING}:Billing",
+        f"arn:aws:sqs:us-east-1:{SALES}:Shipping",
+    )
+    released_inbound(stack, ["Billing", "Audit"], reachable)
+    env = one(Template.from_stack(stack), "AWS::Lambda::Function")["Properties"]["Environment"][
+        "Variables"
+    ]
+    assert json.loads(env["RELAY_ADDRESS_BOOKS"]) == {
+        "1": {
+            f"arn:aws:sqs:us-east-1:{BILLING}": ["Billing"],
+            f"arn:aws:sqs:us-east-1:{SALES}": ["Sales", "Shipping"],
+        }
+    }
+    assert json.dumps(env["RELAY_ROUTES"]).count('\\"addressBook\\":\\"1\\"') == 2
+
+
+def deployed_size(template: Template, function: Mapping[str, Any]) -> int:
+    """The function's environment as Lambda would store it: every queue ARN CloudFormation
+    resolves written out from the queue's name."""
+    queues = template.find_resources("AWS::SQS::Queue")
+
+    def text(value: Any) -> str:
+        if isinstance(value, str):
+            return value
+        if "Fn::Join" in value:
+            return "".join(text(part) for part in value["Fn::Join"][1])
+        name = queues[value["Fn::GetAtt"][0]]["Properties"]["QueueName"]
+        return f"arn:aws:sqs:us-east-1:{BILLING}:{name}"
+
+    variables = function["Properties"]["Environment"]["Variables"]
+    return len(json.dumps({key: text(value) for key, value in variables.items()}))
+
+
+def test_routes_beyond_lambdas_4_kb_of_environment_spread_over_more_functions() -> None:
+    stack = Stack(App(), "Ops", env=Environment(account=BILLING, region="us-east-1"))
+    names = [f"Endpoint{n:02}" for n in range(30)]
+    CrossAccountRelay(
+        stack,
+        "Outbound",
+        direction=RelayDirection.OUTBOUND,
+        routes=[
+            RelayRoute(
+                EndpointQueue(stack, name, endpoint_name=name, delayed_delivery=False),
+                f"arn:aws:sqs:us-east-1:{SALES}:{name}-ingress",
+            )
+            for name in names
+        ],
+        local_endpoints=["error"],
+    )
+    template = Template.from_stack(stack)
+    functions = template.find_resources("AWS::Lambda::Function")
+    assert len(functions) > 1
+    assert all(deployed_size(template, f) <= 4096 for f in functions.values())
+    mappings = template.find_resources("AWS::Lambda::EventSourceMapping").values()
+    assert len(mappings) == len(names)
+    assert {m["Properties"]["FunctionName"]["Ref"] for m in mappings} == set(functions)
+    assert {json.dumps(f["Properties"]["Role"]) for f in functions.values()} == {
+        json.dumps(next(iter(functions.values()))["Properties"]["Role"])
+    }
+    assert len({json.dumps(f["Properties"]["LoggingConfig"]) for f in functions.values()}) == 1
+
+
+def test_an_address_book_no_function_can_hold_is_refused_with_the_fix() -> None:
+    reachable = tuple(f"arn:aws:sqs:us-east-1:{n:012}:Queue{n}" for n in range(100))
+    with pytest.raises(ValueError, match="over Lambda's 4096; make its endpoint ARN-aware"):
+        released_inbound(billing_stack(), ["Billing"], reachable)
+
+
+def test_reachable_queues_belong_to_released_receivers_only() -> None:
+    stack = billing_stack()
+    with pytest.raises(ValueError, match="routes: reachable_queues lists what a released"):
+        CrossAccountRelay(
+            stack,
+            "Inbound",
+            direction=RelayDirection.INBOUND,
+            routes=[
+                RelayRoute(
+                    EndpointQueue(stack, "Ingress", endpoint_name="Billing-ingress"),
+                    f"arn:aws:sqs:us-east-1:{BILLING}:Billing",
+                    receiver=ReceiverAddressing.ARN,
+                    reachable_queues=(f"arn:aws:sqs:us-east-1:{SALES}:Sales",),
+                )
+            ],
+        )

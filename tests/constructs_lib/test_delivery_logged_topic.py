@@ -252,7 +252,7 @@ def test_the_subscriber_account_creates_its_cross_account_subscription() -> None
     assert subscription["Properties"]["TopicArn"] == TOPIC_ARN
     assert subscription["Properties"]["Region"] == "us-east-1"
     queue_names = {q["Properties"]["QueueName"] for q in resources(template, "AWS::SQS::Queue")}
-    assert queue_names == {"Sales", "Sales-dlq", "OrderBilled-Sales-dlq"}
+    assert queue_names == {"Sales", "Sales-dlq", "Sales-delay.fifo", "OrderBilled-Sales-dlq"}
     key_statements = [
         s
         for k in resources(template, "AWS::KMS::Key")
@@ -285,11 +285,12 @@ def test_the_stacks_alarm_on_failures_dead_letters_and_old_messages(example_asse
         by_metric.setdefault(alarm["MetricName"], []).append(alarm)
     assert len(by_metric["NumberOfNotificationsFailed"]) == 1
     assert by_metric["NumberOfNotificationsFailed"][0]["Threshold"] == 0
-    # Billing's queue, the shadow queue of Shipping and Billing's ingress queue; their three
-    # DLQs and the partner webhook subscription's DLQ.
-    assert len(by_metric["ApproximateAgeOfOldestMessage"]) == 3
+    # Billing's queue, the shadows of Shipping, Sales and the error queue, and Billing's ingress
+    # queue (not the shadows of delay queues, whose messages are meant to wait); their DLQs,
+    # the delay shadows' DLQs and the partner webhook subscription's DLQ.
+    assert len(by_metric["ApproximateAgeOfOldestMessage"]) == 5
     assert {a["Threshold"] for a in by_metric["ApproximateAgeOfOldestMessage"]} == {900}
-    assert len(by_metric["ApproximateNumberOfMessagesVisible"]) == 4
+    assert len(by_metric["ApproximateNumberOfMessagesVisible"]) == 9
 
 
 def test_an_organization_may_subscribe_only_sqs_queues() -> None:

@@ -45,6 +45,20 @@ def statements(template: Template, kind: str, document_key: str) -> list[dict[st
     return result
 
 
+def input_queue_grants(template: Template, name: str = "Billing") -> list[dict[str, Any]]:
+    """The Allow statements of the policy of the input queue called ``name``."""
+    (logical_id,) = [
+        key
+        for key, queue in resources(template, "AWS::SQS::Queue").items()
+        if queue["Properties"]["QueueName"] == name
+    ]
+    return [
+        s
+        for s in statements(template, "AWS::SQS::QueuePolicy", "PolicyDocument")
+        if s["Effect"] == "Allow" and s["Resource"] == {"Fn::GetAtt": [logical_id, "Arn"]}
+    ]
+
+
 @pytest.fixture(scope="module")
 def billing() -> Template:
     return synth(
@@ -103,11 +117,7 @@ def test_retention_defaults_are_explicit_and_queues_are_retained(billing: Templa
 
 
 def test_the_queue_policy_grants_the_declared_account_exactly_send(billing: Template) -> None:
-    grants = [
-        s
-        for s in statements(billing, "AWS::SQS::QueuePolicy", "PolicyDocument")
-        if s["Effect"] == "Allow"
-    ]
+    grants = input_queue_grants(billing)
     by_account = [s for s in grants if "Condition" not in s]
     assert len(by_account) == 1
     assert by_account[0]["Principal"] == {
@@ -121,11 +131,7 @@ def test_the_queue_policy_grants_the_declared_account_exactly_send(billing: Temp
 
 
 def test_the_queue_policy_grants_the_organization_with_principal_org_id(billing: Template) -> None:
-    grants = [
-        s
-        for s in statements(billing, "AWS::SQS::QueuePolicy", "PolicyDocument")
-        if s["Effect"] == "Allow"
-    ]
+    grants = input_queue_grants(billing)
     by_org = [s for s in grants if "Condition" in s]
     assert len(by_org) == 1
     assert by_org[0]["Principal"] == {"AWS": "*"}
@@ -139,7 +145,7 @@ def test_the_queue_policy_grants_the_organization_with_principal_org_id(billing:
 
 def test_every_queue_denies_requests_without_tls(billing: Template) -> None:
     policies = resources(billing, "AWS::SQS::QueuePolicy")
-    assert len(policies) == 2
+    assert len(policies) == 3  # the queue, its dead-letter queue and its delay queue
     for policy in policies.values():
         document = policy["Properties"]["PolicyDocument"]["Statement"]
         (deny,) = [s for s in document if s["Effect"] == "Deny"]
@@ -262,11 +268,7 @@ def test_senders_added_later_extend_the_policy_once() -> None:
         assert queue.sender_accounts == (SALES, "333333333333")
 
     template = synth(build)
-    principals = [
-        s["Principal"]["AWS"]
-        for s in statements(template, "AWS::SQS::QueuePolicy", "PolicyDocument")
-        if s["Effect"] == "Allow"
-    ]
+    principals = [s["Principal"]["AWS"] for s in input_queue_grants(template, "Growing")]
     assert len(principals) == 2
 
 
@@ -313,3 +315,42 @@ def test_sse_sqs_with_a_key_is_refused() -> None:
 
 def test_queue_name_errors_are_value_errors() -> None:
     assert issubclass(QueueNameError, ValueError)
+
+
+def test_the_delay_queue_is_what_the_released_transport_checks_at_start(billing: Template) -> None:
+    delay = queue_named(billing, "Billing-delay.fifo")["Properties"]
+    assert delay["FifoQueue"] is True
+    assert delay["DelaySeconds"] == 900
+    assert delay["MessageRetentionPeriod"] >= 345600
+    assert "RedrivePolicy" not in delay
+    queue = queue_named(billing, "Billing")["Properties"]
+    assert delay["KmsMasterKeyId"] == queue["KmsMasterKeyId"]
+
+
+def test_the_delay_queue_admits_the_queues_senders(billing: Template) -> None:
+    principals = [
+        (s["Principal"], s.get("Condition"))
+        for s in input_queue_grants(billing, "Billing-delay.fifo")
+    ]
+    assert principals == [(s["Principal"], s.get("Condition")) for s in input_queue_grants(billing)]
+
+
+def test_a_queue_read_by_a_relay_needs_no_delay_queue() -> None:
+    template = synth(
+        lambda s: EndpointQueue(s, "Shadow", endpoint_name="Shadow", delayed_delivery=False)
+    )
+    names = {r["Properties"]["QueueName"] for r in resources(template, "AWS::SQS::Queue").values()}
+    assert names == {"Shadow", "Shadow-dlq"}
+
+
+def test_the_redrive_waits_for_the_endpoints_immediate_retries() -> None:
+    template = synth(
+        lambda s: EndpointQueue(s, "Retrying", endpoint_name="Retrying", immediate_retries=8)
+    )
+    policy = queue_named(template, "Retrying")["Properties"]["RedrivePolicy"]
+    assert policy["maxReceiveCount"] == 13
+
+
+def test_a_redrive_before_the_immediate_retries_end_is_refused() -> None:
+    with pytest.raises(ValueError, match="max_receive_count: 5 receives end before"):
+        synth(lambda s: EndpointQueue(s, "Q", endpoint_name="Q", max_receive_count=5))

@@ -98,7 +98,7 @@ def test_a_relay_reads_an_imported_queue() -> None:
         "Outbound",
         direction=RelayDirection.OUTBOUND,
         routes=[RelayRoute(shadow, "arn:aws:sqs:us-east-1:222222222222:Billing-ingress")],
-        local_endpoints={"Sales": QUEUE},
+        local_endpoints=["Sales"],
     )
     template = Template.from_stack(stack)
     (mapping,) = resources(template, "AWS::Lambda::EventSourceMapping")

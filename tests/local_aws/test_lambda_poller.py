@@ -134,10 +134,15 @@ def route(destination: str, dead_letter: Queue) -> dict[str, str]:
     return {"destination": destination, "deadLetterQueue": dead_letter.arn}
 
 
+SALES_SHADOW = "Sales"
+"""The name by which a released Billing reaches Sales: the bridge's shadow of Sales in B."""
+
+
 @dataclass(frozen=True)
 class Bridge:
     """Sales-like account A, Billing-like account B: A's shadow queue -> outbound relay ->
-    B's ingress queue -> inbound relay -> B's endpoint queue."""
+    B's ingress queue -> inbound relay (for a released Billing, which resolves names in B) ->
+    B's endpoint queue."""
 
     a: AccountCredentials
     b: AccountCredentials
@@ -169,7 +174,7 @@ def deploy_bridge(endpoint: str, *, forward_to: str = "Billing-ingress") -> Brid
                     )
                 }
             ),
-            "RELAY_LOCAL_ENDPOINTS": json.dumps({"Sales": local.arn}),
+            "RELAY_LOCAL_ENDPOINTS": json.dumps(["Sales"]),
         },
     )
     deploy_function(
@@ -178,7 +183,19 @@ def deploy_bridge(endpoint: str, *, forward_to: str = "Billing-ingress") -> Brid
         ingress,
         {
             "RELAY_DIRECTION": "inbound",
-            "RELAY_ROUTES": json.dumps({ingress.arn: route(endpoint_queue.arn, ingress_dlq)}),
+            "RELAY_ROUTES": json.dumps(
+                {
+                    ingress.arn: {
+                        **route(endpoint_queue.arn, ingress_dlq),
+                        "receiver": "name",
+                        "addressBook": "1",
+                    }
+                }
+            ),
+            # Sales is reached by name from B: the shadow named after it.
+            "RELAY_ADDRESS_BOOKS": json.dumps(
+                {"1": {local.arn.rpartition(":")[0]: [SALES_SHADOW]}}
+            ),
         },
     )
     return Bridge(a, b, local, shadow, ingress, endpoint_queue)
@@ -207,7 +224,7 @@ def pumped(moto_endpoint: str) -> Pumped:
     )
 
 
-def test_a_message_crosses_both_relays_stamped_and_substituted(
+def test_a_message_crosses_both_relays_stamped_and_translated_for_a_released_receiver(
     pumped: Pumped, moto_endpoint: str
 ) -> None:
     bridge = pumped.bridge
@@ -218,7 +235,7 @@ def test_a_message_crosses_both_relays_stamped_and_substituted(
     )
     headers = json.loads(delivered[0]["Body"])["Headers"]
     assert decode(headers[ARN_HEADER]) == {"NServiceBus.ReplyToAddress": bridge.local.arn}
-    assert headers["NServiceBus.ReplyToAddress"] == bridge.local.arn
+    assert headers["NServiceBus.ReplyToAddress"] == SALES_SHADOW
     assert [i.mapping.queue_arn for i in pumped.result.invocations] == [
         bridge.shadow.arn,
         bridge.ingress.arn,
@@ -434,7 +451,7 @@ def test_pump_names_the_queues_still_holding_messages_when_its_rounds_run_out(
             {
                 "RELAY_DIRECTION": "outbound",
                 "RELAY_ROUTES": json.dumps({source.arn: route(destination.arn, dead_letter)}),
-                "RELAY_LOCAL_ENDPOINTS": json.dumps({"Local": dead_letter.arn}),
+                "RELAY_LOCAL_ENDPOINTS": json.dumps(["Local"]),
             },
         )
     send(a, moto_endpoint, ping, "ball")

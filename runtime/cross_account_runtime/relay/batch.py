@@ -28,6 +28,7 @@ core derives makes a retry within SQS's 5-minute interval a no-op.
 from __future__ import annotations
 
 import enum
+import time
 import traceback
 
 from cross_account_runtime.common.json_log import JsonLogger, default_logger
@@ -39,7 +40,7 @@ from cross_account_runtime.relay.sending import SqsClients
 # of this module; mypy and ruff treat the name the same way.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
     from typing import Any
 
     from cross_account_runtime.relay.sending import Send
@@ -64,6 +65,9 @@ class LoggedOutcome(enum.StrEnum):
     """An unexpected error; reported failed (a defect costs a retry, never the message)."""
     MISCONFIGURED = "misconfigured"
     """The configuration is unusable; every record is reported failed."""
+    UNREACHABLE_ADDRESS = "unreachable_address"
+    """Forwarded, but an address header names a queue the released receiver cannot reach by
+    name: an answer to it would fail there (and reach the receiver's error queue)."""
 
 
 class Relay:
@@ -71,7 +75,8 @@ class Relay:
     batch response ``{"batchItemFailures": [{"itemIdentifier": <messageId>}, ...]}``.
 
     ``send`` performs one ``SendMessage`` (default: :class:`SqsClients`), ``logger`` writes the
-    JSON log lines; both are injectable.
+    JSON log lines, ``clock`` (epoch seconds) times the records of delay queues; all are
+    injectable.
     """
 
     def __init__(
@@ -80,10 +85,12 @@ class Relay:
         *,
         send: Send | None = None,
         logger: JsonLogger | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.config = config
         self.send = send if send is not None else SqsClients().send
         self.logger = logger if logger is not None else default_logger(DEFAULT_SERVICE_NAME)
+        self.clock = clock
         self._cold = True
 
     @classmethod
@@ -137,7 +144,7 @@ class Relay:
         instead of being logged on its own line.
         """
         try:
-            decision = relay_message(record, self.config)
+            decision = relay_message(record, self.config, self.clock())
         except Exception as error:
             # A defect must cost a retry, never the message.
             self._log(
@@ -183,6 +190,17 @@ class Relay:
                 **facts,
             )
             return False
+        if decision.unreachable_headers:
+            self._log(
+                "WARNING",
+                "forwarded with address headers the receiver cannot resolve back: no queue of "
+                "its account leads to their queue; give the topology a route for the way back",
+                record,
+                request_id,
+                outcome=LoggedOutcome.UNREACHABLE_ADDRESS,
+                unreachable_headers=list(decision.unreachable_headers),
+                **facts,
+            )
         if decision.forwarded:
             forwarded[record["messageId"]] = sent_id
         else:

@@ -2,7 +2,7 @@
 the environment.
 
 The topology decides which queues a relay reads, where each one forwards to, and which local
-endpoints' addresses it stamps; the CDK construct passes that in three variables:
+endpoints' addresses it stamps; the CDK construct passes that in these variables:
 
 ``RELAY_DIRECTION`` (required)
     ``outbound``: the relay reads shadow queues in the sender's account and stamps the ARN
@@ -17,10 +17,36 @@ endpoints' addresses it stamps; the CDK construct passes that in three variables
 
     ``destination`` is where its messages go; ``deadLetterQueue`` is the queue's own redrive
     dead-letter queue, to which the relay sends the messages it refuses (see
-    :mod:`cross_account_runtime.relay.decision`).
+    :mod:`cross_account_runtime.relay.decision`). Optional members:
+
+    ``"delayed": true`` (outbound)
+        The source is the shadow of a delay queue (FIFO, ``<queue>-delay.fifo``): the relay
+        forwards each message only when its ``NServiceBus.AmazonSQS.DelaySeconds`` are nearly
+        spent, as NServiceBus's delayed messages pump does, and sends it back to the source
+        until then.
+    ``"receiver": "arn"`` or ``"name"`` (inbound, required there)
+        How the destination endpoint reads addresses: ``arn`` for an ARN-aware endpoint, which
+        substitutes the ARN header itself (the message is delivered unchanged); ``name`` for a
+        released one, which resolves every address by name in its own account: the relay
+        writes into each address header the address that leads to the same queue from there.
+    ``"addressBook": "<book>"`` (with ``"receiver": "name"``)
+        The book of ``RELAY_ADDRESS_BOOKS`` listing the queues that endpoint reaches by name.
 ``RELAY_LOCAL_ENDPOINTS`` (outbound: required; inbound: must be unset)
-    A JSON object mapping each local endpoint's legacy transport address (the value its
-    headers carry, e.g. ``"Sales"``) to its queue ARN, its canonical transport address.
+    A JSON array of the transport addresses of the local queues (endpoint queues and the error
+    queue) whose address a message may carry, e.g. ``["Sales", "Shipping"]``: their physical
+    names, which NServiceBus's address headers carry. Each is a queue of the relay's own
+    account and region, so its ARN follows from the name.
+``RELAY_ADDRESS_BOOKS`` (inbound, for routes with an ``addressBook``; outbound: must be unset)
+    A JSON object of books, each listing the queues a released endpoint reaches by name in its
+    own account (its account's queues, and those a shadow queue there leads to), grouped by
+    account and region::
+
+        {"1": {"arn:aws:sqs:us-east-1:111111111111": ["Sales", "Shipping"],
+               "arn:aws:sqs:us-east-1:333333333333": ["error"]}}
+
+    A released endpoint's transport address is its queue's name, so the address that leads to
+    a listed queue is its name. Books rather than a map per route: the endpoints of one
+    account reach the same queues, and Lambda allows 4 KB of variables per function.
 
 ``POWERTOOLS_SERVICE_NAME`` (optional) names the log lines' ``service``; unset, it is
 :data:`DEFAULT_SERVICE_NAME`.
@@ -55,6 +81,7 @@ if TYPE_CHECKING:
 ENV_DIRECTION: Final = "RELAY_DIRECTION"
 ENV_ROUTES: Final = "RELAY_ROUTES"
 ENV_LOCAL_ENDPOINTS: Final = "RELAY_LOCAL_ENDPOINTS"
+ENV_ADDRESS_BOOKS: Final = "RELAY_ADDRESS_BOOKS"
 
 DEFAULT_SERVICE_NAME: Final = "sqs-relay"
 """The log lines' ``service`` when ``POWERTOOLS_SERVICE_NAME`` is unset, as the CDK construct
@@ -63,12 +90,16 @@ group tells the relays apart."""
 
 ROUTE_DESTINATION: Final = "destination"
 ROUTE_DEAD_LETTER_QUEUE: Final = "deadLetterQueue"
+ROUTE_DELAYED: Final = "delayed"
+ROUTE_RECEIVER: Final = "receiver"
+ROUTE_ADDRESS_BOOK: Final = "addressBook"
 
 _ROUTES_EXAMPLE: Final = (
     '{"<source queue ARN>": {"destination": "<destination queue ARN>", '
     '"deadLetterQueue": "<the source queue\'s dead-letter queue ARN>"}}'
 )
-_LOCAL_ENDPOINTS_EXAMPLE: Final = '{"Sales": "arn:aws:sqs:us-east-1:111111111111:Sales"}'
+_LOCAL_ENDPOINTS_EXAMPLE: Final = '["Sales", "Shipping"]'
+_ADDRESS_BOOKS_EXAMPLE: Final = '{"1": {"arn:aws:sqs:us-east-1:111111111111": ["Sales"]}}'
 
 
 class RelayDirection(enum.StrEnum):
@@ -85,36 +116,77 @@ class RelayDirection(enum.StrEnum):
     header names."""
 
 
+_REQUIRED_ROUTE_MEMBERS: Final = {
+    RelayDirection.OUTBOUND: frozenset({ROUTE_DESTINATION, ROUTE_DEAD_LETTER_QUEUE}),
+    RelayDirection.INBOUND: frozenset({ROUTE_DESTINATION, ROUTE_DEAD_LETTER_QUEUE, ROUTE_RECEIVER}),
+}
+_ROUTE_MEMBERS: Final = {
+    RelayDirection.OUTBOUND: _REQUIRED_ROUTE_MEMBERS[RelayDirection.OUTBOUND] | {ROUTE_DELAYED},
+    RelayDirection.INBOUND: _REQUIRED_ROUTE_MEMBERS[RelayDirection.INBOUND] | {ROUTE_ADDRESS_BOOK},
+}
+
+
+class ReceiverAddressing(enum.StrEnum):
+    """How the endpoint an inbound relay delivers to reads address headers (``receiver``)."""
+
+    ARN = "arn"
+    """ARN-aware (seed 000's "New"): it substitutes the headers the ARN header names itself."""
+    NAME = "name"
+    """A released transport: it resolves every address by name in its own account."""
+
+
 class SourceQueueRoute:
-    """One queue the relay reads: where its messages go and where refused ones go.
+    """One queue the relay reads: where its messages go and where refused ones go, whether it
+    holds delayed messages, and how the destination endpoint reads addresses.
 
     The queue URLs are computed once here, so that relaying a message costs no string work
     for addresses.
     """
 
     __slots__ = (
+        "addresses",
         "dead_letter_queue",
         "dead_letter_url",
+        "delayed",
         "destination",
+        "destination_fifo",
         "destination_url",
         "fifo",
+        "receiver",
         "source",
+        "source_url",
     )
 
     def __init__(
-        self, source: QueueArn, destination: QueueArn, dead_letter_queue: QueueArn
+        self,
+        source: QueueArn,
+        destination: QueueArn,
+        dead_letter_queue: QueueArn,
+        *,
+        delayed: bool = False,
+        receiver: ReceiverAddressing | None = None,
+        addresses: Mapping[str, str] | None = None,
     ) -> None:
         self.source = source
         self.destination = destination
         self.dead_letter_queue = dead_letter_queue
         self.fifo = source.name.endswith(FIFO_SUFFIX)
+        self.destination_fifo = destination.name.endswith(FIFO_SUFFIX)
+        self.source_url = source.url
         self.destination_url = destination.url
         self.dead_letter_url = dead_letter_queue.url
+        self.delayed = delayed
+        self.receiver = receiver
+        self.addresses: Mapping[str, str] = addresses or {}
+        """Queue ARN to the address a released receiver resolves to that queue (shared by the
+        routes of one address book)."""
 
 
 class RelayConfig:
-    """The checked configuration: ``direction``, ``routes`` by source queue ARN, and for an
-    outbound relay ``local_endpoints`` (legacy address to queue ARN).
+    """The checked configuration: ``direction``, ``routes`` by source queue ARN, for an
+    outbound relay ``local_endpoints`` (legacy address to queue ARN, from the addresses), and
+    for an inbound one
+    the ``address_books`` its routes name.
 
     The arguments are the decoded JSON of the environment variables, so that tests and
     :meth:`from_environment` go through the same checks.
@@ -126,7 +198,8 @@ class RelayConfig:
         self,
         direction: str,
         routes: Mapping[str, object],
-        local_endpoints: Mapping[str, object] | None = None,
+        local_endpoints: object = None,
+        address_books: Mapping[str, object] | None = None,
     ) -> None:
         try:
             self.direction = RelayDirection(direction)
@@ -137,7 +210,13 @@ class RelayConfig:
                 f"the ARN header) or {RelayDirection.INBOUND.value!r} (a relay reading ingress "
                 "queues, which substitutes the headers the ARN header names)"
             ) from None
-        self.routes = _routes(self.direction, routes)
+        if address_books is not None and self.direction is RelayDirection.OUTBOUND:
+            raise ConfigurationError(
+                f"{ENV_ADDRESS_BOOKS} is set but {ENV_DIRECTION} is "
+                f"{RelayDirection.OUTBOUND.value!r}; only an inbound relay translates addresses "
+                "for released receivers: unset it"
+            )
+        self.routes = _routes(self.direction, routes, _address_books(address_books))
         home = next(iter(self.routes.values())).source
         if self.direction is RelayDirection.INBOUND:
             if local_endpoints is not None:
@@ -168,23 +247,31 @@ class RelayConfig:
         return cls(
             direction,
             routes,
-            _json_object(environ, ENV_LOCAL_ENDPOINTS, _LOCAL_ENDPOINTS_EXAMPLE),
+            _json_value(environ, ENV_LOCAL_ENDPOINTS, _LOCAL_ENDPOINTS_EXAMPLE),
+            _json_object(environ, ENV_ADDRESS_BOOKS, _ADDRESS_BOOKS_EXAMPLE),
         )
+
+
+def _json_value(environ: Mapping[str, str], variable: str, example: str) -> object:
+    """The JSON in ``environ[variable]``, or ``None`` when the variable is unset."""
+    text = environ.get(variable, "").strip()
+    if not text:
+        return None
+    try:
+        return json.loads(text, object_pairs_hook=object_without_duplicates)
+    except ValueError as error:
+        raise ConfigurationError(
+            f"{variable} is not valid JSON ({error}); write it as {example}"
+        ) from None
 
 
 def _json_object(
     environ: Mapping[str, str], variable: str, example: str
 ) -> dict[str, object] | None:
     """The JSON object in ``environ[variable]``, or ``None`` when the variable is unset."""
-    text = environ.get(variable, "").strip()
-    if not text:
+    value = _json_value(environ, variable, example)
+    if value is None:
         return None
-    try:
-        value = json.loads(text, object_pairs_hook=object_without_duplicates)
-    except ValueError as error:
-        raise ConfigurationError(
-            f"{variable} is not valid JSON ({error}); write it as {example}"
-        ) from None
     if not isinstance(value, dict):
         raise ConfigurationError(
             f"{variable} is a JSON {type(value).__name__}, not an object; write it as {example}"
@@ -192,7 +279,11 @@ def _json_object(
     return value
 
 
-def _routes(direction: RelayDirection, routes: Mapping[str, object]) -> dict[str, SourceQueueRoute]:
+def _routes(
+    direction: RelayDirection,
+    routes: Mapping[str, object],
+    address_books: Mapping[str, Mapping[str, str]],
+) -> dict[str, SourceQueueRoute]:
     """Check every route; all source queues must share the relay's account and region."""
     if not isinstance(routes, dict) or not routes:
         raise ConfigurationError(
@@ -203,16 +294,23 @@ def _routes(direction: RelayDirection, routes: Mapping[str, object]) -> dict[str
     for source_text, target in routes.items():
         source = _arn(source_text, f"{ENV_ROUTES}: source {source_text!r}")
         where = f"{ENV_ROUTES}: route for {source_text!r}"
-        if not isinstance(target, dict) or set(target) != {
-            ROUTE_DESTINATION,
-            ROUTE_DEAD_LETTER_QUEUE,
-        }:
+        allowed = _ROUTE_MEMBERS[direction]
+        if (
+            not isinstance(target, dict)
+            or not _REQUIRED_ROUTE_MEMBERS[direction] <= set(target)
+            or not set(target) <= allowed
+        ):
             raise ConfigurationError(
-                f"{where} must be an object with exactly the members {ROUTE_DESTINATION!r} and "
-                f"{ROUTE_DEAD_LETTER_QUEUE!r}, got {target!r}; write it as {_ROUTES_EXAMPLE}"
+                f"{where} must be an object with the members "
+                f"{sorted(_REQUIRED_ROUTE_MEMBERS[direction])} (and optionally "
+                f"{sorted(allowed - _REQUIRED_ROUTE_MEMBERS[direction])}) for an "
+                f"{direction.value} relay, got {target!r}; write it as {_ROUTES_EXAMPLE}"
             )
         destination = _arn(target[ROUTE_DESTINATION], f"{where}: {ROUTE_DESTINATION}")
         dead_letter = _arn(target[ROUTE_DEAD_LETTER_QUEUE], f"{where}: {ROUTE_DEAD_LETTER_QUEUE}")
+        delayed = target.get(ROUTE_DELAYED, False)
+        if not isinstance(delayed, bool):
+            raise ConfigurationError(f"{where}: {ROUTE_DELAYED} must be true or false")
         if home is None:
             home = source
         elif (source.account, source.region) != (home.account, home.region):
@@ -222,8 +320,83 @@ def _routes(direction: RelayDirection, routes: Mapping[str, object]) -> dict[str
                 "reads queues of its own account and region only: deploy one relay per "
                 "account and region"
             )
-        _check_route(direction, where, source, destination, dead_letter)
-        checked[str(source)] = SourceQueueRoute(source, destination, dead_letter)
+        _check_route(direction, where, source, destination, dead_letter, delayed=delayed)
+        receiver = (
+            _receiver(where, target.get(ROUTE_RECEIVER)) if ROUTE_RECEIVER in target else None
+        )
+        addresses = _address_book(where, receiver, target.get(ROUTE_ADDRESS_BOOK), address_books)
+        checked[str(source)] = SourceQueueRoute(
+            source,
+            destination,
+            dead_letter,
+            delayed=delayed,
+            receiver=receiver,
+            addresses=addresses,
+        )
+    return checked
+
+
+def _receiver(where: str, value: object) -> ReceiverAddressing:
+    try:
+        return ReceiverAddressing(value if isinstance(value, str) else repr(value))
+    except ValueError:
+        raise ConfigurationError(
+            f"{where}: {ROUTE_RECEIVER} is {value!r}; set it to "
+            f"{ReceiverAddressing.ARN.value!r} (an ARN-aware endpoint, which substitutes the "
+            f"ARN header itself) or {ReceiverAddressing.NAME.value!r} (a released transport, "
+            "which resolves addresses by name in its own account)"
+        ) from None
+
+
+def _address_book(
+    where: str,
+    receiver: ReceiverAddressing | None,
+    name: object,
+    address_books: Mapping[str, Mapping[str, str]],
+) -> Mapping[str, str]:
+    """The ARN-to-address map of the book a route to a name-resolving endpoint names."""
+    if name is None:
+        return {}
+    if receiver is not ReceiverAddressing.NAME:
+        raise ConfigurationError(
+            f"{where}: {ROUTE_ADDRESS_BOOK} is given but {ROUTE_RECEIVER} is not "
+            f"{ReceiverAddressing.NAME.value!r}; only a released endpoint needs addresses "
+            "translated: drop it or set the receiver"
+        )
+    if not isinstance(name, str) or name not in address_books:
+        raise ConfigurationError(
+            f"{where}: {ROUTE_ADDRESS_BOOK} is {name!r}, which {ENV_ADDRESS_BOOKS} does not "
+            f"hold (it has {sorted(address_books)}); name one of its books"
+        )
+    return address_books[name]
+
+
+def _address_books(books: Mapping[str, object] | None) -> dict[str, dict[str, str]]:
+    """Each book as queue ARN to address (the queue's name)."""
+    checked: dict[str, dict[str, str]] = {}
+    for name, book in (books or {}).items():
+        where = f"{ENV_ADDRESS_BOOKS}: book {name!r}"
+        if not isinstance(book, dict):
+            raise ConfigurationError(
+                f"{where} must be an object of 'arn:<partition>:sqs:<region>:<account>' to a "
+                f"list of queue names, got {type(book).__name__}; write it as "
+                f"{_ADDRESS_BOOKS_EXAMPLE}"
+            )
+        addresses: dict[str, str] = {}
+        for account, queue_names in book.items():
+            if not isinstance(queue_names, list) or not queue_names:
+                raise ConfigurationError(
+                    f"{where}: {account!r} must list at least one queue name, got "
+                    f"{queue_names!r}; write it as {_ADDRESS_BOOKS_EXAMPLE}"
+                )
+            for queue_name in queue_names:
+                if not isinstance(queue_name, str) or not queue_name:
+                    raise ConfigurationError(
+                        f"{where}: {account!r} lists {queue_name!r}; give queue names as text"
+                    )
+                arn = _arn(f"{account}:{queue_name}", f"{where}: {account!r}")
+                addresses[str(arn)] = arn.name
+        checked[name] = addresses
     return checked
 
 
@@ -233,9 +406,24 @@ def _check_route(
     source: QueueArn,
     destination: QueueArn,
     dead_letter: QueueArn,
+    *,
+    delayed: bool,
 ) -> None:
-    """Refuse the routes that would loop, cross a partition, or mix FIFO and standard."""
+    """Refuse the routes that would loop, cross a partition, or mix FIFO and standard (but
+    for a delay queue's shadow, FIFO like every delay queue, forwarding to a standard queue)."""
     fifo = source.name.endswith(FIFO_SUFFIX)
+    if delayed:
+        if not fifo or destination.name.endswith(FIFO_SUFFIX):
+            raise ConfigurationError(
+                f"{where}: a {ROUTE_DELAYED} route reads the shadow of a delay queue, which is "
+                "FIFO, and forwards to a standard ingress queue (per-message delays need one); "
+                f"got source {str(source)!r} and destination {str(destination)!r}"
+            )
+        if direction is RelayDirection.INBOUND:
+            raise ConfigurationError(
+                f"{where}: {ROUTE_DELAYED} routes are outbound: the delay is spent in the "
+                "sender's account"
+            )
     if destination == source or dead_letter in (source, destination):
         raise ConfigurationError(
             f"{where}: the source, destination and dead-letter queue must be three different "
@@ -247,7 +435,7 @@ def _check_route(
             f"{destination.partition!r} but the source is in {source.partition!r}; SQS cannot "
             "deliver across partitions"
         )
-    if destination.name.endswith(FIFO_SUFFIX) != fifo:
+    if destination.name.endswith(FIFO_SUFFIX) != fifo and not delayed:
         raise ConfigurationError(
             f"{where}: the source is a {_kind(fifo)} queue but destination "
             f"{str(destination)!r} is a {_kind(not fifo)} queue; forward FIFO to FIFO (message "
@@ -273,23 +461,28 @@ def _check_route(
         )
 
 
-def _local_endpoints(
-    local_endpoints: Mapping[str, object] | None, home: QueueArn
-) -> dict[str, str]:
-    """Check the address-to-ARN map an outbound relay stamps with."""
+def _local_endpoints(local_endpoints: object, home: QueueArn) -> dict[str, str]:
+    """The addresses an outbound relay stamps, each with the ARN of its queue in the relay's
+    account and region."""
     if not local_endpoints:
         raise ConfigurationError(
             f"{ENV_LOCAL_ENDPOINTS} is not set or empty; an outbound relay stamps the ARN of "
-            "each local endpoint whose address a message carries: set it to "
+            "each local queue whose address a message carries: set it to their addresses, as "
             f"{_LOCAL_ENDPOINTS_EXAMPLE}"
         )
+    if not isinstance(local_endpoints, list):
+        raise ConfigurationError(
+            f"{ENV_LOCAL_ENDPOINTS} is a JSON {type(local_endpoints).__name__}, not an array of "
+            f"queue names; write it as {_LOCAL_ENDPOINTS_EXAMPLE}"
+        )
     checked: dict[str, str] = {}
-    for address, arn_text in local_endpoints.items():
+    for address in local_endpoints:
         where = f"{ENV_LOCAL_ENDPOINTS}: endpoint {address!r}"
-        if not address or address != address.strip():
+        if not isinstance(address, str) or not address or address != address.strip():
             raise ConfigurationError(
-                f"{where}: the address is empty or has surrounding spaces and would never equal "
-                "a header value; give the address exactly as the endpoint's headers carry it"
+                f"{where}: the address is not text, empty or has surrounding spaces and would "
+                "never equal a header value; give the address exactly as the endpoint's headers "
+                "carry it"
             )
         try:
             form = address_form(address)
@@ -297,15 +490,10 @@ def _local_endpoints(
             raise ConfigurationError(f"{where}: {error}") from None
         if form != "prefixed":
             raise ConfigurationError(
-                f"{where}: the key must be the legacy transport address (a queue name such as "
-                "'Sales'), the value its headers carry; ARNs and ':name' forms never are"
+                f"{where}: give the legacy transport address (a queue name such as 'Sales'), "
+                "the value its headers carry; ARNs and ':name' forms never are"
             )
-        arn = _arn(arn_text, where)
-        if (arn.partition, arn.account) != (home.partition, home.account):
-            raise ConfigurationError(
-                f"{where}: {str(arn)!r} is not in this relay's account {home.account}; list the "
-                "queue ARNs of the endpoints that send through this account's shadow queues"
-            )
+        arn = _arn(f"arn:{home.partition}:sqs:{home.region}:{home.account}:{address}", where)
         checked[address] = str(arn)
     return checked
 

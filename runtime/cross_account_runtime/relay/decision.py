@@ -2,13 +2,15 @@
 
 :func:`relay_message` reads a record and the relay's
 :class:`~cross_account_runtime.relay.config.RelayConfig` and returns a :class:`Decision`: the
-``SendMessage`` request for the record's destination, with the NServiceBus headers stamped
-(outbound, :func:`cross_account_runtime.nservicebus.arn_header.stamp_outgoing`) or
-substituted (inbound, :func:`cross_account_runtime.nservicebus.arn_header.substitute_incoming`)
-in whichever wire form the message has (:mod:`cross_account_runtime.nservicebus.wire_format`);
-or, for a record it refuses, the original message for its source queue's dead-letter queue. A
-message without NServiceBus headers is forwarded unchanged. The body, the message attributes,
-the X-Ray trace header and the message group are kept.
+``SendMessage`` request for the record's destination, with the address headers stamped
+(outbound) or translated for a released receiver (inbound) as
+:mod:`cross_account_runtime.relay.addresses` says, in whichever wire form the message has
+(:mod:`cross_account_runtime.nservicebus.wire_format`); for a record of a delay queue's shadow
+that is not due yet, the request that puts it back there
+(:mod:`cross_account_runtime.relay.delays`); or, for a record it refuses, the original message
+for its source queue's dead-letter queue. A message without NServiceBus headers is forwarded
+unchanged. The body, the message attributes, the X-Ray trace header and the message group are
+kept.
 
 Refusals are deterministic (a malformed ARN header, headers that cannot be read or stamped, a
 message too large once rewritten), so retrying them would only delay the verdict: the refused
@@ -23,8 +25,9 @@ On FIFO routes the forward carries a ``MessageDeduplicationId`` derived from the
 ARN and the source's deduplication id (or its message id), so a retried send within SQS's
 5-minute interval is dropped, while identical content from two shadow queues stays distinct.
 
-No clock, no network, no logging: :mod:`cross_account_runtime.relay.batch` sends what is
-decided here and logs it, and tests call :func:`relay_message` directly.
+No network and no logging: :mod:`cross_account_runtime.relay.batch` sends what is decided here
+and logs it, and passes the time a delay is measured against; tests call :func:`relay_message`
+directly.
 """
 
 from __future__ import annotations
@@ -38,9 +41,7 @@ import json
 from cross_account_runtime.nservicebus.arn_header import (
     ARN_HEADER,
     ArnHeaderError,
-    UnencodableEntryError,
     decode,
-    stamp_outgoing,
     substitute_incoming,
 )
 from cross_account_runtime.nservicebus.transport_address import AddressError, parse_queue_arn
@@ -51,11 +52,18 @@ from cross_account_runtime.nservicebus.wire_format import (
     wire_form,
     write_headers,
 )
+from cross_account_runtime.relay.addresses import stamp, translate
 from cross_account_runtime.relay.config import (
     ENV_ROUTES,
+    ReceiverAddressing,
     RelayConfig,
     RelayDirection,
     SourceQueueRoute,
+)
+from cross_account_runtime.relay.delays import (
+    DELAY_SECONDS_ATTRIBUTE,
+    QUEUE_DELAY_SECONDS,
+    remaining_delay,
 )
 
 # A local flag rather than ``typing.TYPE_CHECKING``: importing ``typing`` costs more than most
@@ -83,14 +91,14 @@ class DecisionKind(enum.StrEnum):
     """
 
     FORWARDED = "forwarded"
+    REDELAYED = "redelayed"
+    """A delay queue's message not due yet, back to the delay queue it came from."""
     UNKNOWN_ROUTE = "unknown_route"
     """The source queue has no route: no destination and no known dead-letter queue."""
     MALFORMED_RECORD = "malformed_record"
     """Not a record Lambda builds for an SQS queue, or one no send can carry."""
     MALFORMED_ARN_HEADER = "malformed_arn_header"
     UNREADABLE_HEADERS = "unreadable_headers"
-    UNSTAMPABLE_HEADER = "unstampable_header"
-    """A header carrying the local address whose name the ARN header cannot list."""
     OVERSIZE = "oversize"
     """Over SQS's size limit once stamped or substituted."""
 
@@ -102,10 +110,20 @@ class Decision:
     the ``SendMessage`` parameters for ``queue`` (the destination, or the dead-letter queue of a
     refused record); it is ``None`` when no send is possible, so the record must be reported
     failed and left to the queue's redrive policy. ``rewritten_headers`` names the headers
-    stamped or substituted, ``wire_form`` where the NServiceBus headers were.
+    stamped or translated, ``unreachable_headers`` the address headers a released receiver
+    cannot resolve back (no shadow leads to their queue from its account), ``wire_form`` where
+    the NServiceBus headers were.
     """
 
-    __slots__ = ("kind", "queue", "reason", "request", "rewritten_headers", "wire_form")
+    __slots__ = (
+        "kind",
+        "queue",
+        "reason",
+        "request",
+        "rewritten_headers",
+        "unreachable_headers",
+        "wire_form",
+    )
 
     def __init__(
         self,
@@ -115,6 +133,7 @@ class Decision:
         *,
         reason: str = "",
         rewritten_headers: tuple[str, ...] = (),
+        unreachable_headers: tuple[str, ...] = (),
         wire_form: str | None = None,
     ) -> None:
         self.kind = kind
@@ -122,12 +141,14 @@ class Decision:
         self.request = request
         self.reason = reason
         self.rewritten_headers = rewritten_headers
+        self.unreachable_headers = unreachable_headers
         self.wire_form = wire_form
 
     @property
     def forwarded(self) -> bool:
-        """Whether the record goes to its destination (rather than being refused)."""
-        return self.kind is DecisionKind.FORWARDED
+        """Whether the record goes on (to its destination, or back to its delay queue until
+        due) rather than being refused."""
+        return self.kind in (DecisionKind.FORWARDED, DecisionKind.REDELAYED)
 
     def __repr__(self) -> str:
         return (
@@ -144,12 +165,15 @@ class _RefusedError(Exception):
         self.reason = reason
 
 
-def relay_message(record: Mapping[str, Any], config: RelayConfig) -> Decision:
+def relay_message(
+    record: Mapping[str, Any], config: RelayConfig, now: float | None = None
+) -> Decision:
     """Decide what to do with one record of a Lambda SQS event: the pure core of the relay.
 
     Returns a :class:`Decision` whose ``request`` is ready for ``SendMessage``: the rewritten
-    message for its destination, or for a refused record the original message for its source
-    queue's dead-letter queue.
+    message for its destination, a delay queue's message back to it until due, or for a
+    refused record the original message for its source queue's dead-letter queue. ``now``
+    (epoch seconds) is needed for the records of a delay queue's shadow only.
     """
     source = record.get("eventSourceARN")
     route = config.routes.get(source) if isinstance(source, str) else None
@@ -167,8 +191,18 @@ def relay_message(record: Mapping[str, Any], config: RelayConfig) -> Decision:
     try:
         _check_record(record, route)
         headers = _nservicebus_headers(record)
+        remaining = 0
+        if route.delayed:
+            if now is None:
+                raise ValueError("now: a delay queue's record is due against the current time")
+            remaining = remaining_delay(record, now)
+            if remaining > QUEUE_DELAY_SECONDS:
+                return Decision(
+                    DecisionKind.REDELAYED, route.source, _redelay_request(record, route, remaining)
+                )
         message: Mapping[str, Any] = record
         rewritten: tuple[str, ...] = ()
+        unreachable: tuple[str, ...] = ()
         if headers is not None:
             # Readers look for the headers attribute before the wrapped body, so once headers
             # were read its presence alone tells the form (asking wire_form would parse again).
@@ -178,11 +212,22 @@ def relay_message(record: Mapping[str, Any], config: RelayConfig) -> Decision:
                 if isinstance(attributes_in, dict) and HEADERS_ATTRIBUTE in attributes_in
                 else "wrapped"
             )
-            changed, rewritten = _rewrite(headers, config)
+            changed, rewritten, unreachable = _rewrite(headers, route, config)
             if changed != headers:
                 message = write_headers(record, changed)
         attributes = _send_attributes(message.get("messageAttributes"))
-        request = _request(record, route, route.destination_url, message["body"], attributes)
+        if route.delayed:
+            attributes.pop(DELAY_SECONDS_ATTRIBUTE, None)
+        request = _request(
+            record,
+            route,
+            route.destination_url,
+            message["body"],
+            attributes,
+            fifo=route.destination_fifo,
+        )
+        if remaining > 0:
+            request["DelaySeconds"] = remaining
         size = _size(message["body"], attributes)
         if size > MAX_MESSAGE_BYTES:
             raise _RefusedError(
@@ -204,6 +249,7 @@ def relay_message(record: Mapping[str, Any], config: RelayConfig) -> Decision:
         route.destination,
         request,
         rewritten_headers=rewritten,
+        unreachable_headers=unreachable,
         wire_form=found_form,
     )
 
@@ -247,53 +293,35 @@ def _nservicebus_headers(record: Mapping[str, Any]) -> dict[str, str] | None:
 
 
 def _rewrite(
-    headers: dict[str, str], config: RelayConfig
-) -> tuple[dict[str, str], tuple[str, ...]]:
-    """Stamp (outbound) or substitute (inbound); return the headers and the names rewritten."""
-    if config.direction is RelayDirection.INBOUND:
-        if ARN_HEADER not in headers:
-            return headers, ()
-        substituted, entries = _read_arn_header(headers)
-        return substituted, tuple(entries)
+    headers: dict[str, str], route: SourceQueueRoute, config: RelayConfig
+) -> tuple[dict[str, str], tuple[str, ...], tuple[str, ...]]:
+    """Stamp (outbound) or translate for a released receiver (inbound); return the headers,
+    the names rewritten and the address headers a released receiver cannot resolve back."""
     if ARN_HEADER in headers:
-        _read_arn_header(headers)
-    values = set(headers.values())
-    present = [address for address in config.local_endpoints if address in values]
-    if not present:
-        return headers, ()
-    stamped = headers
-    try:
-        for address in present:
-            stamped = stamp_outgoing(stamped, address, config.local_endpoints[address])
-    except UnencodableEntryError as error:
-        raise _RefusedError(
-            DecisionKind.UNSTAMPABLE_HEADER,
-            f"a header carrying the local address cannot be listed in the {ARN_HEADER} header: "
-            f"{error}",
-        ) from None
-    addresses = set(present)
-    names = tuple(
-        name for name, value in headers.items() if value in addresses and name != ARN_HEADER
-    )
-    return stamped, names
+        _check_arn_header(headers)
+    if config.direction is RelayDirection.INBOUND:
+        if route.receiver is ReceiverAddressing.NAME:
+            return translate(headers, route.addresses)
+        return headers, (), ()
+    # Address header names are plain and ARNs never start with "=" or end with ";", and the
+    # ARN header was read above: the entries always encode.
+    return (*stamp(headers, config.local_endpoints), ())
 
 
-def _read_arn_header(headers: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
-    """The substituted headers and the ARN header's entries, checked as an ARN-aware receiver
-    reads them and with every value a queue ARN (the values are addresses replies go to)."""
+def _check_arn_header(headers: dict[str, str]) -> None:
+    """Refuse an ARN header an ARN-aware receiver could not read, or whose values are not all
+    queue ARNs (they are addresses answers go to)."""
     try:
-        substituted = substitute_incoming(headers)
+        substitute_incoming(headers)
     except ArnHeaderError as error:
         raise _RefusedError(DecisionKind.MALFORMED_ARN_HEADER, str(error)) from None
-    entries = decode(headers[ARN_HEADER])
-    for name, value in entries.items():
+    for name, value in decode(headers[ARN_HEADER]).items():
         problem = _queue_arn_problem(value)
         if problem:
             raise _RefusedError(
                 DecisionKind.MALFORMED_ARN_HEADER,
                 f"{ARN_HEADER} header: the entry for {name!r} is not a queue ARN: {problem}",
             )
-    return substituted, entries
 
 
 @functools.lru_cache(maxsize=1024)
@@ -353,20 +381,46 @@ def _request(
     queue_url: str,
     body: str,
     attributes: dict[str, dict[str, Any]],
+    *,
+    fifo: bool,
 ) -> dict[str, Any]:
-    """``SendMessage`` parameters keeping the message group, trace header and, on FIFO
-    queues, a deduplication id that makes a retried send a no-op."""
+    """``SendMessage`` parameters for a queue (FIFO or not) keeping the trace header, the
+    message group and, on FIFO queues, a deduplication id that makes a retried send a no-op."""
     request: dict[str, Any] = {"QueueUrl": queue_url, "MessageBody": body}
     if attributes:
         request["MessageAttributes"] = attributes
     system = record["attributes"]
     group = system.get("MessageGroupId")
-    if group:
-        # Kept on standard queues too, where it is a fair-queue tenant id.
+    if group and (fifo or not route.delayed):
+        # Kept on standard queues too, where it is a fair-queue tenant id; but a delay queue's
+        # group is only the message id, which the transport's pump drops too.
         request["MessageGroupId"] = group
-    if route.fifo:
+    if fifo:
         request["MessageDeduplicationId"] = _deduplication_id(record, route)
     trace = system.get("AWSTraceHeader")
+    if trace:
+        request["MessageSystemAttributes"] = {
+            "AWSTraceHeader": {"DataType": "String", "StringValue": trace}
+        }
+    return request
+
+
+def _redelay_request(
+    record: Mapping[str, Any], route: SourceQueueRoute, remaining: int
+) -> dict[str, Any]:
+    """The record back to its delay queue with ``remaining`` seconds in its attribute, grouped
+    and deduplicated by its own deduplication id, as the transport's pump re-sends it."""
+    attributes = _send_attributes(record.get("messageAttributes"))
+    attributes[DELAY_SECONDS_ATTRIBUTE] = {"DataType": "String", "StringValue": str(remaining)}
+    deduplication = record["attributes"].get("MessageDeduplicationId") or record["messageId"]
+    request: dict[str, Any] = {
+        "QueueUrl": route.source_url,
+        "MessageBody": record["body"],
+        "MessageAttributes": attributes,
+        "MessageGroupId": deduplication,
+        "MessageDeduplicationId": deduplication,
+    }
+    trace = record["attributes"].get("AWSTraceHeader")
     if trace:
         request["MessageSystemAttributes"] = {
             "AWSTraceHeader": {"DataType": "String", "StringValue": trace}
@@ -432,4 +486,4 @@ def _dead_letter_request(
     }
     if len(with_reason) <= MAX_MESSAGE_ATTRIBUTES and _size(body, with_reason) <= MAX_MESSAGE_BYTES:
         attributes = with_reason
-    return _request(record, route, route.dead_letter_url, body, attributes)
+    return _request(record, route, route.dead_letter_url, body, attributes, fifo=route.fifo)

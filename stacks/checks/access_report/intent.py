@@ -25,6 +25,7 @@ from stacks.checks.access_report.delivery_logs import ACTION_OF_PREFIX_ACCESS
 from stacks.checks.access_report.records import AccessReport, PrincipalRecord
 from stacks.delivery_log_stack import delivery_log_destination_arn
 from stacks.topology import Topology
+from stacks.topology.bridge import ingress_endpoints, plan_bridge
 
 
 def principal_set(grants: Sequence[PrincipalRecord]) -> set[tuple[str, str]]:
@@ -42,37 +43,54 @@ def expected_access(topology: Topology) -> Access:
 
     Senders and publishers in the resource's own account are authorized by IAM, so they have
     no policy grant; nobody outside the owner account may receive; an endpoint's DLQ grants
-    nobody; a queue subscribed to a topic admits that topic; a subscription's DLQ admits that
-    topic; other accounts may subscribe only their own queues.
+    nobody; its delay queue admits its senders; a queue subscribed to a topic admits that
+    topic; a subscription's DLQ admits that topic; the bridge's shadows grant nobody and an
+    ingress queue admits exactly the outbound relay roles of the accounts whose shadows lead to
+    it; other accounts may subscribe only their own queues.
     """
     expected: Access = {}
+
+    def nobody(account: str, *names: str) -> None:
+        for name in names:
+            expected[topology.sqs_arn(account, name)] = {"send": set(), "receive": set()}
+
     for queue in topology.all_queues:
         send = {("account", a) for a in topology.cross_account_senders(queue)}
         send |= {("organization", o) for o in topology.sender_organizations(queue)}
-        send |= {("topic", topology.topic_arn(t)) for t, _ in topology.queue_subscriptions(queue)}
-        expected[topology.queue_arn(queue)] = {"send": send, "receive": set()}
-        expected[topology.sqs_arn(queue.account, queue.dead_letter_queue_name)] = {
-            "send": set(),
-            "receive": set(),
+        subscribed = {
+            ("topic", topology.topic_arn(t)) for t, _ in topology.queue_subscriptions(queue)
         }
-    for route in topology.relay_routes:
-        assert route.sender is not None
-        sender_account = topology.account(topology.endpoint(route.sender).account)
-        receiver = topology.endpoint(route.receiver)
-        shadow = receiver.queue_name
-        for name in (shadow, dead_letter_queue_name(shadow)):
-            expected[topology.sqs_arn(sender_account.name, name)] = {
-                "send": set(),
+        expected[topology.queue_arn(queue)] = {"send": send | subscribed, "receive": set()}
+        nobody(queue.account, queue.dead_letter_queue_name)
+        if not queue.is_error_queue:
+            # The delay queue admits the queue's senders: long delays go there directly.
+            expected[topology.sqs_arn(queue.account, queue.delay_queue_name)] = {
+                "send": send,
                 "receive": set(),
             }
-        ingress = ingress_queue_name(receiver.queue_name)
-        role = ("role", topology.relay_role_arn(sender_account, RelayDirection.OUTBOUND))
-        ingress_arn = topology.sqs_arn(receiver.account, ingress)
-        expected.setdefault(ingress_arn, {"send": set(), "receive": set()})["send"].add(role)
-        expected[topology.sqs_arn(receiver.account, dead_letter_queue_name(ingress))] = {
-            "send": set(),
-            "receive": set(),
-        }
+    bridge = plan_bridge(topology)
+    for shadow in bridge.shadows:
+        nobody(shadow.account, shadow.queue_name, dead_letter_queue_name(shadow.queue_name))
+        if shadow.delay_queue_name is not None:
+            nobody(
+                shadow.account,
+                shadow.delay_queue_name,
+                dead_letter_queue_name(shadow.delay_queue_name),
+            )
+    for account in topology.accounts:
+        for endpoint in ingress_endpoints(topology, account.name):
+            ingress = ingress_queue_name(endpoint.queue_name)
+            expected[topology.sqs_arn(account.name, ingress)] = {
+                "send": {
+                    (
+                        "role",
+                        topology.relay_role_arn(topology.account(sender), RelayDirection.OUTBOUND),
+                    )
+                    for sender in bridge.relay_sender_accounts(endpoint)
+                },
+                "receive": set(),
+            }
+            nobody(account.name, dead_letter_queue_name(ingress))
     for topic in topology.topics:
         publish = {("account", a) for a in topology.cross_account_publishers(topic)}
         publish |= {("organization", o) for o in topic.publisher_organizations}
@@ -98,22 +116,18 @@ queue, ``inbound`` from the ingress queue to the endpoint queue."""
 
 
 def expected_relay_edges(topology: Topology) -> set[RelayEdge]:
-    """(direction, from, to) for every relay hop: shadow queue to the remote ingress queue,
-    ingress queue to the endpoint queue."""
+    """(direction, from, to) for every relay hop: each shadow queue (and its delay queue's
+    shadow) to the remote ingress queue, each ingress queue to its endpoint queue."""
     edges: set[RelayEdge] = set()
-    for route in topology.relay_routes:
-        assert route.sender is not None
-        receiver = topology.endpoint(route.receiver)
-        sender_account = topology.endpoint(route.sender).account
-        ingress = topology.sqs_arn(receiver.account, ingress_queue_name(receiver.queue_name))
-        edges.add(
-            (
-                RelayDirection.OUTBOUND,
-                topology.sqs_arn(sender_account, receiver.queue_name),
-                ingress,
-            )
-        )
-        edges.add((RelayDirection.INBOUND, ingress, topology.queue_arn(receiver)))
+    for shadow in plan_bridge(topology).shadows:
+        remote = shadow.remote
+        ingress = topology.sqs_arn(remote.account, ingress_queue_name(remote.queue_name))
+        for name in (shadow.queue_name, shadow.delay_queue_name):
+            if name is not None:
+                edges.add(
+                    (RelayDirection.OUTBOUND, topology.sqs_arn(shadow.account, name), ingress)
+                )
+        edges.add((RelayDirection.INBOUND, ingress, topology.queue_arn(remote)))
     return edges
 
 

@@ -60,21 +60,28 @@ def outbound_config() -> RelayConfig:
                 "deadLetterQueue": FIFO_SHADOW_DLQ_ARN,
             },
         },
-        {"Sales": SALES_ARN},
+        ["Sales"],
     )
 
 
-def inbound_config() -> RelayConfig:
-    """Billing's inbound relay: its ingress queue delivers to the Billing endpoint queue."""
-    return RelayConfig(
-        "inbound",
-        {
-            BILLING_INGRESS_ARN: {
-                "destination": BILLING_ARN,
-                "deadLetterQueue": BILLING_INGRESS_DLQ_ARN,
-            }
-        },
-    )
+def inbound_config(receiver: str = "arn", reachable: tuple[str, ...] | None = None) -> RelayConfig:
+    """Billing's inbound relay: its ingress queue delivers to the Billing endpoint queue,
+    which is ARN-aware (``receiver="arn"``) or a released endpoint resolving names (``"name"``,
+    with the ARNs of the queues it reaches by name (``reachable``); by default Sales, through its shadow in
+    Billing's account, and Billing itself)."""
+    route: dict[str, object] = {
+        "destination": BILLING_ARN,
+        "deadLetterQueue": BILLING_INGRESS_DLQ_ARN,
+        "receiver": receiver,
+    }
+    if receiver != "name":
+        return RelayConfig("inbound", {BILLING_INGRESS_ARN: route})
+    book: dict[str, list[str]] = {}
+    for arn in reachable if reachable is not None else (SALES_ARN, BILLING_ARN):
+        account, _, name = arn.rpartition(":")
+        book.setdefault(account, []).append(name)
+    route["addressBook"] = "1"
+    return RelayConfig("inbound", {BILLING_INGRESS_ARN: route}, address_books={"1": book})
 
 
 def request_headers(reply_to: str = "Sales", **extra: str) -> dict[str, str]:

@@ -171,7 +171,7 @@ def test_standard_queue_failures_do_not_stop_messages_of_the_same_group(
 def test_a_defect_costs_a_retry_never_the_message(
     relay: Relay, send: RecordingSend, log: io.StringIO, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def broken(record: Any, config: Any) -> Any:
+    def broken(record: Any, config: Any, now: float) -> Any:
         raise KeyError("unexpected")
 
     monkeypatch.setattr(batch_module, "relay_message", broken)

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from cross_account_runtime.common.configuration import ConfigurationError
-from cross_account_runtime.relay.config import RelayConfig, RelayDirection
+from cross_account_runtime.relay.config import ReceiverAddressing, RelayConfig, RelayDirection
 from tests.runtime.relay.conftest import (
     BILLING_ARN,
     BILLING_INGRESS_ARN,
@@ -34,7 +34,7 @@ def environment(**variables: Any) -> dict[str, str]:
     base: dict[str, Any] = {
         "RELAY_DIRECTION": "outbound",
         "RELAY_ROUTES": ROUTES,
-        "RELAY_LOCAL_ENDPOINTS": {"Sales": SALES_ARN},
+        "RELAY_LOCAL_ENDPOINTS": ["Sales"],
     }
     base.update(variables)
     return {
@@ -56,13 +56,17 @@ def test_an_outbound_configuration_is_read_from_the_environment() -> None:
     assert config.local_endpoints == {"Sales": SALES_ARN}
 
 
-def test_an_inbound_configuration_needs_no_local_endpoints() -> None:
-    routes = {
-        BILLING_INGRESS_ARN: {
-            "destination": BILLING_ARN,
-            "deadLetterQueue": BILLING_INGRESS_DLQ_ARN,
-        }
+INBOUND_ROUTES = {
+    BILLING_INGRESS_ARN: {
+        "destination": BILLING_ARN,
+        "deadLetterQueue": BILLING_INGRESS_DLQ_ARN,
+        "receiver": "arn",
     }
+}
+
+
+def test_an_inbound_configuration_needs_no_local_endpoints() -> None:
+    routes = INBOUND_ROUTES
     config = RelayConfig.from_environment(
         environment(RELAY_DIRECTION=" inbound ", RELAY_ROUTES=routes, RELAY_LOCAL_ENDPOINTS=None)
     )
@@ -75,12 +79,7 @@ def test_the_direction_is_read_into_a_relay_direction_that_writes_as_its_plain_t
     direction: RelayDirection,
 ) -> None:
     """Log lines and the Relay.Rejection JSON carry the direction exactly as the variable."""
-    routes = {
-        BILLING_INGRESS_ARN: {
-            "destination": BILLING_ARN,
-            "deadLetterQueue": BILLING_INGRESS_DLQ_ARN,
-        }
-    }
+    routes = INBOUND_ROUTES
     variables: dict[str, Any] = {"RELAY_DIRECTION": str(direction.value)}
     if direction is RelayDirection.INBOUND:
         variables |= {"RELAY_ROUTES": routes, "RELAY_LOCAL_ENDPOINTS": None}
@@ -124,11 +123,12 @@ def route(
         ({"RELAY_ROUTES": {"Billing": route()}}, "RELAY_ROUTES: source 'Billing'"),
         (
             {"RELAY_ROUTES": {BILLING_SHADOW_ARN: BILLING_INGRESS_ARN}},
-            "must be an object with exactly the members 'destination' and 'deadLetterQueue'",
+            "must be an object with the members ['deadLetterQueue', 'destination'] (and "
+            "optionally ['delayed']) for an outbound relay",
         ),
         (
             {"RELAY_ROUTES": {BILLING_SHADOW_ARN: {**route(), "retries": 3}}},
-            "exactly the members",
+            "must be an object with the members",
         ),
         (
             {"RELAY_ROUTES": {BILLING_SHADOW_ARN: route(destination="https://sqs/Billing")}},
@@ -172,16 +172,13 @@ def route(
             "deploy one relay per account and region",
         ),
         ({"RELAY_LOCAL_ENDPOINTS": None}, "RELAY_LOCAL_ENDPOINTS is not set or empty"),
-        ({"RELAY_LOCAL_ENDPOINTS": {}}, "RELAY_LOCAL_ENDPOINTS is not set or empty"),
-        ({"RELAY_LOCAL_ENDPOINTS": {" Sales": SALES_ARN}}, "surrounding spaces"),
-        ({"RELAY_LOCAL_ENDPOINTS": {SALES_ARN: SALES_ARN}}, "must be the legacy transport address"),
-        ({"RELAY_LOCAL_ENDPOINTS": {":Sales": SALES_ARN}}, "must be the legacy transport address"),
-        (
-            {"RELAY_LOCAL_ENDPOINTS": {"Sales": "Sales"}},
-            "endpoint 'Sales': 'Sales' is not an SQS queue ARN",
-        ),
-        ({"RELAY_LOCAL_ENDPOINTS": {"Sales": 7}}, "expected a queue ARN as text, got int"),
-        ({"RELAY_LOCAL_ENDPOINTS": {"Sales": BILLING_ARN}}, "is not in this relay's account"),
+        ({"RELAY_LOCAL_ENDPOINTS": []}, "RELAY_LOCAL_ENDPOINTS is not set or empty"),
+        ({"RELAY_LOCAL_ENDPOINTS": {"Sales": SALES_ARN}}, "is a JSON dict, not an array"),
+        ({"RELAY_LOCAL_ENDPOINTS": [" Sales"]}, "surrounding spaces"),
+        ({"RELAY_LOCAL_ENDPOINTS": [7]}, "endpoint 7: the address is not text"),
+        ({"RELAY_LOCAL_ENDPOINTS": [SALES_ARN]}, "give the legacy transport address"),
+        ({"RELAY_LOCAL_ENDPOINTS": [":Sales"]}, "give the legacy transport address"),
+        ({"RELAY_LOCAL_ENDPOINTS": ["Sales!"]}, "endpoint 'Sales!'"),
     ],
 )
 def test_an_unusable_outbound_configuration_names_the_variable_and_the_fix(
@@ -192,17 +189,172 @@ def test_an_unusable_outbound_configuration_names_the_variable_and_the_fix(
     assert expected in str(raised.value)
 
 
+def inbound_route(destination: str = BILLING_ARN, **members: Any) -> dict[str, Any]:
+    return {**route(destination, BILLING_INGRESS_DLQ_ARN), "receiver": "arn", **members}
+
+
 def test_an_inbound_relay_refuses_local_endpoints() -> None:
-    routes = {BILLING_INGRESS_ARN: route(BILLING_ARN, BILLING_INGRESS_DLQ_ARN)}
+    routes = {BILLING_INGRESS_ARN: inbound_route()}
     with pytest.raises(ConfigurationError, match="stamps nothing: unset it"):
         RelayConfig.from_environment(environment(RELAY_DIRECTION="inbound", RELAY_ROUTES=routes))
 
 
 def test_an_inbound_relay_delivers_only_within_its_account() -> None:
-    routes = {BILLING_INGRESS_ARN: route(SALES_ARN, BILLING_INGRESS_DLQ_ARN)}
+    routes = {BILLING_INGRESS_ARN: inbound_route(SALES_ARN)}
     with pytest.raises(
         ConfigurationError, match="an inbound relay delivers to a local endpoint queue"
     ):
         RelayConfig.from_environment(
             environment(RELAY_DIRECTION="inbound", RELAY_ROUTES=routes, RELAY_LOCAL_ENDPOINTS=None)
         )
+
+
+BOOKS = {"1": {"arn:aws:sqs:us-east-1:111111111111": ["Sales", "Shipping"]}}
+
+
+def read_inbound(books: Any = None, **members: Any) -> RelayConfig:
+    routes = {BILLING_INGRESS_ARN: inbound_route(**members)}
+    return RelayConfig.from_environment(
+        environment(
+            RELAY_DIRECTION="inbound",
+            RELAY_ROUTES=routes,
+            RELAY_LOCAL_ENDPOINTS=None,
+            RELAY_ADDRESS_BOOKS=books,
+        )
+    )
+
+
+def test_an_inbound_route_says_how_its_endpoint_reads_addresses() -> None:
+    arn_aware = read_inbound().routes[BILLING_INGRESS_ARN]
+    assert arn_aware.receiver is ReceiverAddressing.ARN
+    assert arn_aware.addresses == {}
+    released = read_inbound(BOOKS, receiver="name", addressBook="1")
+    route = released.routes[BILLING_INGRESS_ARN]
+    assert route.receiver is ReceiverAddressing.NAME
+    assert route.addresses == {
+        SALES_ARN: "Sales",
+        "arn:aws:sqs:us-east-1:111111111111:Shipping": "Shipping",
+    }
+
+
+def test_routes_that_name_one_address_book_share_it() -> None:
+    second = "arn:aws:sqs:us-east-1:222222222222:Audit-ingress"
+    routes = {
+        BILLING_INGRESS_ARN: inbound_route(receiver="name", addressBook="1"),
+        second: {
+            **inbound_route(receiver="name", addressBook="1"),
+            "destination": "arn:aws:sqs:us-east-1:222222222222:Audit",
+            "deadLetterQueue": "arn:aws:sqs:us-east-1:222222222222:Audit-ingress-dlq",
+        },
+    }
+    config = RelayConfig("inbound", routes, address_books=BOOKS)
+    assert config.routes[BILLING_INGRESS_ARN].addresses is config.routes[second].addresses
+
+
+@pytest.mark.parametrize(
+    ("members", "books", "expected"),
+    [
+        ({"receiver": None}, None, "must be an object with the members"),
+        ({"receiver": "names"}, None, "receiver is 'names'; set it to 'arn'"),
+        ({"addressBook": "1"}, BOOKS, "only a released endpoint needs addresses"),
+        (
+            {"receiver": "name", "addressBook": "2"},
+            BOOKS,
+            "which RELAY_ADDRESS_BOOKS does not hold (it has ['1'])",
+        ),
+        ({"receiver": "name", "addressBook": "1"}, None, "does not hold (it has [])"),
+        ({"receiver": "name", "addressBook": "1"}, {"1": ["Sales"]}, "book '1' must be an object"),
+        (
+            {"receiver": "name", "addressBook": "1"},
+            {"1": {"arn:aws:sqs:us-east-1:111111111111": []}},
+            "must list at least one queue name",
+        ),
+        (
+            {"receiver": "name", "addressBook": "1"},
+            {"1": {"arn:aws:sqs:us-east-1:111111111111": [7]}},
+            "give queue names as text",
+        ),
+        (
+            {"receiver": "name", "addressBook": "1"},
+            {"1": {"arn:aws:sqs:us-east-1:111111111111:Sales": ["X"]}},
+            "RELAY_ADDRESS_BOOKS: book '1': 'arn:aws:sqs:us-east-1:111111111111:Sales'",
+        ),
+        (
+            {"receiver": "name", "addressBook": "1"},
+            {"1": {"arn:aws:sns:us-east-1:111111111111": ["X"]}},
+            "book '1'",
+        ),
+        ({"delayed": True}, None, "for an inbound relay"),
+    ],
+)
+def test_an_unusable_inbound_route_names_the_member_and_the_fix(
+    members: dict[str, Any], books: Any, expected: str
+) -> None:
+    route_members = {k: v for k, v in members.items() if v is not None}
+    routes = {
+        BILLING_INGRESS_ARN: {
+            **{k: v for k, v in inbound_route().items() if k not in members},
+            **route_members,
+        }
+    }
+    with pytest.raises(ConfigurationError) as raised:
+        RelayConfig.from_environment(
+            environment(
+                RELAY_DIRECTION="inbound",
+                RELAY_ROUTES=routes,
+                RELAY_LOCAL_ENDPOINTS=None,
+                RELAY_ADDRESS_BOOKS=books,
+            )
+        )
+    assert expected in str(raised.value)
+
+
+def test_an_outbound_relay_refuses_address_books() -> None:
+    with pytest.raises(
+        ConfigurationError, match="RELAY_ADDRESS_BOOKS is set but RELAY_DIRECTION is 'outbound'"
+    ):
+        RelayConfig.from_environment(environment(RELAY_ADDRESS_BOOKS=BOOKS))
+
+
+BILLING_DELAY_SHADOW_ARN = "arn:aws:sqs:us-east-1:111111111111:Billing-delay.fifo"
+BILLING_DELAY_SHADOW_DLQ_ARN = "arn:aws:sqs:us-east-1:111111111111:Billing-delay-dlq.fifo"
+
+
+def test_a_delay_queues_shadow_forwards_from_fifo_to_a_standard_ingress_queue() -> None:
+    routes = {
+        **ROUTES,
+        BILLING_DELAY_SHADOW_ARN: {
+            "destination": BILLING_INGRESS_ARN,
+            "deadLetterQueue": BILLING_DELAY_SHADOW_DLQ_ARN,
+            "delayed": True,
+        },
+    }
+    route = RelayConfig.from_environment(environment(RELAY_ROUTES=routes)).routes[
+        BILLING_DELAY_SHADOW_ARN
+    ]
+    assert route.delayed is True
+    assert route.fifo is True
+    assert route.destination_fifo is False
+
+
+@pytest.mark.parametrize(
+    ("source", "destination", "delayed", "expected"),
+    [
+        (BILLING_SHADOW_ARN, BILLING_INGRESS_ARN, True, "reads the shadow of a delay queue"),
+        (BILLING_DELAY_SHADOW_ARN, FIFO_INGRESS_ARN, True, "reads the shadow of a delay queue"),
+        (BILLING_DELAY_SHADOW_ARN, BILLING_INGRESS_ARN, False, "forward FIFO to FIFO"),
+        (BILLING_SHADOW_ARN, BILLING_INGRESS_ARN, "yes", "delayed must be true or false"),
+    ],
+)
+def test_a_delayed_route_must_read_a_delay_queues_shadow(
+    source: str, destination: str, delayed: object, expected: str
+) -> None:
+    dead_letter = (
+        BILLING_DELAY_SHADOW_DLQ_ARN if source.endswith(".fifo") else BILLING_SHADOW_DLQ_ARN
+    )
+    routes = {
+        source: {"destination": destination, "deadLetterQueue": dead_letter, "delayed": delayed}
+    }
+    with pytest.raises(ConfigurationError) as raised:
+        RelayConfig.from_environment(environment(RELAY_ROUTES=routes))
+    assert expected in str(raised.value)

@@ -52,8 +52,8 @@ def rejection(request: dict[str, Any]) -> dict[str, Any]:
 # Outbound ----------------------------------------------------------------------------------
 
 
-def test_outbound_stamps_every_header_carrying_the_local_address_in_a_wrapped_body() -> None:
-    headers = request_headers()
+def test_outbound_stamps_the_address_headers_carrying_the_local_address_in_a_wrapped_body() -> None:
+    headers = request_headers(**{"NServiceBus.FailedQ": "Sales"})
     record = sqs_record(wrapped_body(headers))
 
     decision = relay_message(record, outbound_config())
@@ -65,14 +65,23 @@ def test_outbound_stamps_every_header_carrying_the_local_address_in_a_wrapped_bo
     sent = body_headers(decision.request["MessageBody"])
     assert decode(sent[ARN_HEADER]) == {
         "NServiceBus.ReplyToAddress": SALES_ARN,
-        "NServiceBus.OriginatingEndpoint": SALES_ARN,
+        "NServiceBus.FailedQ": SALES_ARN,
     }
     assert {name: value for name, value in sent.items() if name != ARN_HEADER} == headers
-    assert decision.rewritten_headers == (
-        "NServiceBus.ReplyToAddress",
-        "NServiceBus.OriginatingEndpoint",
-    )
+    assert decision.rewritten_headers == ("NServiceBus.ReplyToAddress", "NServiceBus.FailedQ")
     assert decision.wire_form == "wrapped"
+
+
+def test_endpoint_name_headers_are_never_stamped_even_when_they_equal_the_address() -> None:
+    headers = request_headers(
+        **{"NServiceBus.SubscriberEndpoint": "Sales", "NServiceBus.ProcessingEndpoint": "Sales"}
+    )
+    assert headers["NServiceBus.OriginatingEndpoint"] == "Sales"
+    decision = relay_message(sqs_record(wrapped_body(headers)), outbound_config())
+    assert decision.request is not None
+    assert decode(body_headers(decision.request["MessageBody"])[ARN_HEADER]) == {
+        "NServiceBus.ReplyToAddress": SALES_ARN
+    }
 
 
 def test_outbound_changes_nothing_in_a_wrapped_body_but_the_headers() -> None:
@@ -174,40 +183,92 @@ def test_outbound_stamps_each_local_endpoint_with_its_own_arn() -> None:
 # Inbound -----------------------------------------------------------------------------------
 
 
-def test_inbound_substitutes_the_headers_named_in_the_arn_header() -> None:
+def test_inbound_delivers_to_an_arn_aware_endpoint_unchanged_for_it_to_substitute() -> None:
     headers = request_headers(**{ARN_HEADER: f"NServiceBus.ReplyToAddress={SALES_ARN}"})
-    record = sqs_record(wrapped_body(headers), source=BILLING_INGRESS_ARN)
+    body = wrapped_body(headers)
+    record = sqs_record(body, source=BILLING_INGRESS_ARN)
 
-    decision = relay_message(record, inbound_config())
+    decision = relay_message(record, inbound_config("arn"))
 
     assert str(decision.queue) == BILLING_ARN
     assert decision.request is not None
+    assert decision.request["MessageBody"] == body
+    assert decision.rewritten_headers == ()
+
+
+def test_inbound_leaves_a_released_endpoint_the_names_that_lead_back_from_its_account() -> None:
+    headers = request_headers(**{ARN_HEADER: f"NServiceBus.ReplyToAddress={SALES_ARN}"})
+    body = wrapped_body(headers)
+    record = sqs_record(body, source=BILLING_INGRESS_ARN)
+
+    decision = relay_message(record, inbound_config("name"))
+
+    assert decision.request is not None
+    # "Sales" leads, in Billing's account, to the shadow queue named after Sales.
+    assert decision.request["MessageBody"] == body
+    assert decision.rewritten_headers == ()
+    assert decision.unreachable_headers == ()
+
+
+def test_inbound_gives_a_released_endpoint_the_name_for_an_arn_a_forwarding_endpoint_left() -> None:
+    headers = request_headers(reply_to=SALES_ARN)
+    record = sqs_record(wrapped_body(headers), source=BILLING_INGRESS_ARN)
+
+    decision = relay_message(record, inbound_config("name"))
+
+    assert decision.request is not None
     delivered = body_headers(decision.request["MessageBody"])
-    assert delivered == {**headers, "NServiceBus.ReplyToAddress": SALES_ARN}
+    assert delivered == {**headers, "NServiceBus.ReplyToAddress": "Sales"}
     assert decision.rewritten_headers == ("NServiceBus.ReplyToAddress",)
+
+
+def test_inbound_gives_an_address_the_receiver_cannot_reach_by_name_as_the_arn() -> None:
+    """A released Billing resolving "Sales" would find a queue of that name in its own account,
+    which is not the sender's; the ARN resolves nowhere, so an answer fails and is kept."""
+    headers = request_headers(**{ARN_HEADER: f"NServiceBus.ReplyToAddress={SALES_ARN}"})
+    record = sqs_record(wrapped_body(headers), source=BILLING_INGRESS_ARN)
+
+    decision = relay_message(record, inbound_config("name", reachable=(BILLING_ARN,)))
+
+    assert decision.kind == DecisionKind.FORWARDED
+    assert decision.unreachable_headers == ("NServiceBus.ReplyToAddress",)
+    assert decision.request is not None
+    delivered = body_headers(decision.request["MessageBody"])
+    assert delivered["NServiceBus.ReplyToAddress"] == SALES_ARN
+    assert decode(delivered[ARN_HEADER]) == {"NServiceBus.ReplyToAddress": SALES_ARN}
+
+
+def test_inbound_leaves_an_endpoint_name_equal_to_a_queue_name_alone() -> None:
+    headers = request_headers(reply_to=SALES_ARN, **{"NServiceBus.ProcessingEndpoint": SALES_ARN})
+    record = sqs_record(wrapped_body(headers), source=BILLING_INGRESS_ARN)
+    decision = relay_message(record, inbound_config("name"))
+    assert decision.request is not None
+    delivered = body_headers(decision.request["MessageBody"])
+    assert delivered["NServiceBus.ProcessingEndpoint"] == SALES_ARN
 
 
 def test_inbound_without_an_arn_header_delivers_the_message_unchanged() -> None:
     body = wrapped_body(request_headers())
-    decision = relay_message(sqs_record(body, source=BILLING_INGRESS_ARN), inbound_config())
-    assert decision.request is not None
-    assert decision.request["MessageBody"] == body
-    assert decision.request["QueueUrl"] == parse_queue_arn(BILLING_ARN).url
+    for receiver in ("arn", "name"):
+        decision = relay_message(
+            sqs_record(body, source=BILLING_INGRESS_ARN), inbound_config(receiver)
+        )
+        assert decision.request is not None
+        assert decision.request["MessageBody"] == body
+        assert decision.request["QueueUrl"] == parse_queue_arn(BILLING_ARN).url
 
 
-def test_inbound_substitutes_in_the_headers_attribute() -> None:
+def test_inbound_translates_in_the_headers_attribute_too() -> None:
     headers = request_headers(**{ARN_HEADER: f"NServiceBus.ReplyToAddress={SALES_ARN}"})
     record = sqs_record(
-        "payload",
+        '{"OrderId":42}',
         source=BILLING_INGRESS_ARN,
         message_attributes={HEADERS_ATTRIBUTE: headers_attribute(headers)},
     )
-    decision = relay_message(record, inbound_config())
+    decision = relay_message(record, inbound_config("name", reachable=(BILLING_ARN,)))
     assert decision.request is not None
+    assert decision.request["MessageBody"] == '{"OrderId":42}'
     assert attribute_headers(decision.request)["NServiceBus.ReplyToAddress"] == SALES_ARN
-
-
-# FIFO, tracing ---------------------------------------------------------------------------
 
 
 def test_fifo_forwards_keep_the_group_and_a_deduplication_id_stable_across_retries() -> None:
@@ -350,13 +411,6 @@ def test_a_broken_headers_attribute_is_dead_lettered_not_forwarded_as_native() -
     assert decision.request is not None
     assert decision.request["QueueUrl"] == parse_queue_arn(BILLING_SHADOW_DLQ_ARN).url
     assert decision.request["MessageAttributes"][HEADERS_ATTRIBUTE]["StringValue"] == "{broken"
-
-
-def test_a_header_the_arn_header_cannot_list_is_dead_lettered() -> None:
-    headers = request_headers(**{"Custom.Return=": "Sales"})
-    decision = relay_message(sqs_record(wrapped_body(headers)), outbound_config())
-    assert decision.kind == DecisionKind.UNSTAMPABLE_HEADER
-    assert "Custom.Return=" in decision.reason
 
 
 def record_stamped_to(size: int) -> dict[str, Any]:

@@ -75,7 +75,7 @@ def test_the_entry_point_builds_its_relay_from_the_environment_once(
             }
         ),
     )
-    monkeypatch.setenv("RELAY_LOCAL_ENDPOINTS", json.dumps({"Sales": SALES_ARN}))
+    monkeypatch.setenv("RELAY_LOCAL_ENDPOINTS", json.dumps(["Sales"]))
     unrouted = good_record(source="arn:aws:sqs:us-east-1:111111111111:Unrouted")
 
     response = lambda_handler.handler(sqs_event(unrouted), LambdaContext())

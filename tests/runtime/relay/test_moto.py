@@ -50,8 +50,13 @@ from tests.runtime.relay.conftest import (
 pytestmark = [pytest.mark.moto, pytest.mark.usefixtures("moto_aws")]
 
 
-def route(destination: Queue, dead_letter: Queue) -> dict[str, str]:
+def route(destination: Queue, dead_letter: Queue) -> dict[str, object]:
     return {"destination": destination.arn, "deadLetterQueue": dead_letter.arn}
+
+
+def to_released(destination: Queue, dead_letter: Queue) -> dict[str, object]:
+    """An inbound route to a released endpoint, which reaches the queues of address book 1."""
+    return {**route(destination, dead_letter), "receiver": "name", "addressBook": "1"}
 
 
 def with_dead_letter(account: str, name: str, max_receive_count: int = 3) -> tuple[Queue, Queue]:
@@ -90,12 +95,22 @@ class Bridge:
 
 
 def relay_environment(
-    direction: str, routes: dict[str, dict[str, str]], local: dict[str, str] | None = None
+    direction: str,
+    routes: dict[str, dict[str, object]],
+    local: list[str] | None = None,
+    reachable: tuple[Queue, ...] = (),
 ) -> dict[str, str]:
-    """What the CDK construct puts in the function's environment."""
+    """What the CDK construct puts in the function's environment (``reachable``: the queues
+    of address book 1)."""
     environment = {"RELAY_DIRECTION": direction, "RELAY_ROUTES": json.dumps(routes)}
     if local is not None:
         environment["RELAY_LOCAL_ENDPOINTS"] = json.dumps(local)
+    if reachable:
+        book: dict[str, list[str]] = {}
+        for queue in reachable:
+            account, _, name = queue.arn.rpartition(":")
+            book.setdefault(account, []).append(name)
+        environment["RELAY_ADDRESS_BOOKS"] = json.dumps({"1": book})
     return environment
 
 
@@ -123,21 +138,30 @@ def bridge() -> Bridge:
             relay_environment(
                 "outbound",
                 {billing_shadow.arn: route(billing_ingress, billing_shadow_dlq)},
-                {sales_name: sales.arn},
+                [sales_name],
             )
         ),
         billing_inbound=Relay.from_environment(
-            relay_environment("inbound", {billing_ingress.arn: route(billing, billing_ingress_dlq)})
+            relay_environment(
+                "inbound",
+                {billing_ingress.arn: to_released(billing, billing_ingress_dlq)},
+                # Sales through its shadow in Billing's account, of the same name.
+                reachable=(sales, billing),
+            )
         ),
         billing_outbound=Relay.from_environment(
             relay_environment(
                 "outbound",
                 {sales_shadow.arn: route(sales_ingress, sales_shadow_dlq)},
-                {billing_name: billing.arn},
+                [billing_name],
             )
         ),
         sales_inbound=Relay.from_environment(
-            relay_environment("inbound", {sales_ingress.arn: route(sales, sales_ingress_dlq)})
+            relay_environment(
+                "inbound",
+                {sales_ingress.arn: to_released(sales, sales_ingress_dlq)},
+                reachable=(sales, billing),
+            )
         ),
     )
 
@@ -155,7 +179,7 @@ def only_message(queue: Queue) -> dict[str, Any]:
 
 
 def test_a_request_and_its_reply_cross_the_accounts_through_the_relays(bridge: Bridge) -> None:
-    # Sales, never upgraded, sends to "Billing" in its own account: the shadow queue.
+    # Sales, a released endpoint, sends to "Billing" in its own account: the shadow queue.
     request = request_headers(
         reply_to=bridge.sales_address,
         **{"NServiceBus.OriginatingEndpoint": bridge.sales_address},
@@ -168,18 +192,14 @@ def test_a_request_and_its_reply_cross_the_accounts_through_the_relays(bridge: B
     received = only_message(bridge.billing)
     headers = body_headers(received["Body"])
     assert parse_queue_arn(bridge.billing.arn).account == BILLING_ACCOUNT
-    assert decode(headers[ARN_HEADER]) == {
-        "NServiceBus.ReplyToAddress": bridge.sales.arn,
-        "NServiceBus.OriginatingEndpoint": bridge.sales.arn,
-    }
-    assert headers["NServiceBus.ReplyToAddress"] == bridge.sales.arn
+    assert decode(headers[ARN_HEADER]) == {"NServiceBus.ReplyToAddress": bridge.sales.arn}
+    assert headers["NServiceBus.OriginatingEndpoint"] == bridge.sales_address
     assert json.loads(received["Body"])["Body"] == json.loads(wrapped_body(request))["Body"]
 
-    # Billing replies to the substituted ARN: its topology sends replies for that remote
-    # queue through the shadow queue of the same name in Billing's own account.
-    reply_to = parse_queue_arn(headers["NServiceBus.ReplyToAddress"])
-    assert reply_to.account == SALES_ACCOUNT
-    assert reply_to.name == bridge.sales_shadow.name
+    # Billing, released too, replies by name in its own account to the address it was given:
+    # the shadow of Sales there.
+    assert headers["NServiceBus.ReplyToAddress"] == bridge.sales_shadow.name
+    assert parse_queue_arn(bridge.sales_shadow.arn).account == BILLING_ACCOUNT
     reply = {
         "NServiceBus.MessageId": str(uuid.uuid4()),
         "NServiceBus.MessageIntent": "Reply",
@@ -205,7 +225,7 @@ def test_a_request_and_its_reply_cross_the_accounts_through_the_relays(bridge: B
     assert answer["MessageAttributes"]["Tenant"]["StringValue"] == "acme"
     reply_headers = json.loads(answer["MessageAttributes"][HEADERS_ATTRIBUTE]["StringValue"])
     assert reply_headers["NServiceBus.CorrelationId"] == request["NServiceBus.MessageId"]
-    assert reply_headers["NServiceBus.ReplyToAddress"] == bridge.billing.arn
+    assert reply_headers["NServiceBus.ReplyToAddress"] == bridge.billing_shadow.name
     assert decode(reply_headers[ARN_HEADER])["NServiceBus.ReplyToAddress"] == bridge.billing.arn
     for queue in (bridge.billing_shadow, bridge.billing_ingress, bridge.sales_shadow):
         assert receive(queue) == []
@@ -219,7 +239,7 @@ def test_a_relay_retry_creates_no_duplicate_on_fifo_queues() -> None:
         relay_environment(
             "outbound",
             {shadow.arn: route(ingress, shadow_dlq)},
-            {"Sales": f"arn:aws:sqs:us-east-1:{SALES_ACCOUNT}:Sales.fifo"},
+            ["Sales.fifo"],
         )
     )
     for number in range(3):
@@ -251,7 +271,7 @@ def test_a_malformed_arn_header_goes_straight_to_the_dead_letter_queue_with_its_
     environment = relay_environment(
         "outbound",
         {bridge.billing_shadow.arn: route(bridge.billing_ingress, bridge.billing_shadow_dlq)},
-        {bridge.sales_address: bridge.sales.arn},
+        [bridge.sales_address],
     )
     for name, value in environment.items():
         monkeypatch.setenv(name, value)
@@ -320,7 +340,7 @@ def test_an_undeliverable_message_reaches_the_dead_letter_queue_through_redrive(
         relay_environment(
             "outbound",
             {routed.arn: {"destination": missing, "deadLetterQueue": shadow_dlq.arn}},
-            {"Sales": f"arn:aws:sqs:us-east-1:{SALES_ACCOUNT}:Sales"},
+            ["Sales"],
         )
     )
     body = wrapped_body(request_headers())

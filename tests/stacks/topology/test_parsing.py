@@ -16,8 +16,11 @@ def test_the_example_describes_the_seed_scenario(example_document: dict[str, Any
     topology = parse_topology(example_document)
     assert [a.id for a in topology.accounts] == ["111111111111", "222222222222", "333333333333"]
     sales, billing = topology.endpoint("Sales"), topology.endpoint("Billing")
+    assert sales.arn_aware
+    assert not billing.arn_aware
     assert topology.cross_account_senders(billing) == ("111111111111",)
-    assert topology.cross_account_senders(sales) == ("222222222222",)
+    # Billing, a released endpoint, answers Sales through the bridge: no grant on Sales.
+    assert topology.cross_account_senders(sales) == ()
     assert topology.error_queue.queue_name == "error"
     assert topology.cross_account_senders(topology.error_queue) == (
         "111111111111",
@@ -136,27 +139,27 @@ def test_fifo_endpoints_get_fifo_queue_and_dlq_names(document: dict[str, Any]) -
         ),
         (
             lambda d: d["routes"].append({"from": "Sales", "to": "Receiving"}),
-            "topology.routes[4].to",
+            "topology.routes[3].to",
             "unknown endpoint 'Receiving'",
         ),
         (
             lambda d: d["routes"].append({"from": "Ghost", "to": "Billing"}),
-            "topology.routes[4].from",
+            "topology.routes[3].from",
             "unknown endpoint 'Ghost'",
         ),
         (
             lambda d: d["routes"].append({"from": "Sales", "to": "Billing"}),
-            "topology.routes[4]",
+            "topology.routes[3]",
             "duplicate route",
         ),
         (
             lambda d: d["routes"].append({"to": "Billing"}),
-            "topology.routes[4]",
+            "topology.routes[3]",
             "exactly one of 'from'",
         ),
         (
             lambda d: d["routes"].append({"fromOrganization": "o-abcdefghij", "to": "Billing"}),
-            "topology.routes[4].fromOrganization",
+            "topology.routes[3].fromOrganization",
             "not the organizationId of any declared account",
         ),
         (
@@ -310,17 +313,17 @@ def test_alarm_settings_default_to_fifteen_minutes_and_no_topic(
     [
         (
             {"from": "Sales", "to": "Shipping", "relay": True},
-            "topology.routes[4].relay",
+            "topology.routes[3].relay",
             "a relay only crosses accounts",
         ),
         (
             {"fromOrganization": "o-a1b2c3d4e5", "to": "Billing", "relay": True},
-            "topology.routes[4].relay",
+            "topology.routes[3].relay",
             "relays forward from an endpoint",
         ),
         (
             {"from": "Billing", "to": "Sales", "relay": "yes"},
-            "topology.routes[4].relay",
+            "topology.routes[3].relay",
             "true or false",
         ),
     ],
@@ -336,4 +339,8 @@ def test_bad_relay_routes_are_refused(
 def test_a_relay_queue_may_not_take_an_existing_queue_name(document: dict[str, Any]) -> None:
     document["endpoints"].append({"name": "Billing2", "account": "Sales", "queueName": "Billing"})
     problems = problems_of(document)
-    assert any("shadow queue 'Billing' in account 'Sales'" in rule for _, rule in problems)
+    assert any(
+        "the bridge's shadow queue for the route from Shipping would be named 'Billing' in "
+        "account 'Sales', but that name is also used by endpoint 'Billing2''s queue" in rule
+        for _, rule in problems
+    )

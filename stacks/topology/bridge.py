@@ -1,0 +1,154 @@
+"""The account bridge a topology needs: which shadow queues each account gets, where its relays
+carry messages, and what a released endpoint must be told so that its answers find their way.
+
+A released NServiceBus endpoint resolves every address by name in its own account
+(``GetQueueUrl`` after its queue-name generator). So wherever an endpoint must reach one of
+another account by name, its account gets a *shadow queue* with exactly the name the endpoint
+resolves (and a shadow of that queue's delay queue, for delays over 15 minutes); the account's
+outbound relay forwards what arrives to the remote endpoint's ingress queue, and the remote
+account's inbound relay delivers it: unchanged to an ARN-aware endpoint, which substitutes the
+ARN header itself, and with every address header translated to a name that leads back for a
+released one.
+
+An endpoint reaches a remote one by name for four reasons, each provisioned here:
+
+* a relay route: the sender routes to the receiver's endpoint name;
+* the answers of a route's receiver that resolves names: it replies to the sender's address
+  (``NServiceBus.ReplyToAddress``), and saga ``ReplyToOriginator`` uses the same address;
+* failed messages: an endpoint sends them to the error queue by its configured name, and after
+  a retry acknowledges to ServiceControl's error queue address;
+* ServiceControl's retries: it sends each failed message back to its ``NServiceBus.FailedQ``
+  address, by name in its own account.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+from constructs_lib.queue_naming import QueueNameError, delay_queue_name, resolved_queue_name
+from stacks.topology.model import Endpoint, Topology
+
+
+@dataclass(frozen=True)
+class ShadowQueue:
+    """A queue named like a remote endpoint's address, in an account whose endpoints send to
+    it by that name; its account's outbound relay forwards to the remote endpoint."""
+
+    account: str
+    queue_name: str
+    remote: Endpoint
+    delay_queue_name: str | None
+    """The shadow of the remote endpoint's delay queue (``None`` for a FIFO remote, which
+    takes no delays)."""
+    path: str
+    """The topology field that needs the shadow, for error messages."""
+    reason: str
+
+
+@dataclass(frozen=True)
+class BridgePlan:
+    """Every shadow queue of the topology, at most one per name and account."""
+
+    shadows: tuple[ShadowQueue, ...]
+    conflicts: tuple[tuple[ShadowQueue, ShadowQueue], ...]
+    """Pairs of shadows that would share a name in one account but lead to different
+    endpoints (the topology refuses them)."""
+
+    def shadows_in(self, account: str) -> tuple[ShadowQueue, ...]:
+        """The shadow queues of one account, read by its outbound relay."""
+        return tuple(s for s in self.shadows if s.account == account)
+
+    def leads_to(self, endpoint: Endpoint) -> tuple[ShadowQueue, ...]:
+        """The shadows whose messages go to ``endpoint``."""
+        return tuple(s for s in self.shadows if s.remote == endpoint)
+
+    def relay_sender_accounts(self, endpoint: Endpoint) -> tuple[str, ...]:
+        """The accounts whose outbound relay forwards to ``endpoint``'s ingress queue."""
+        return tuple(dict.fromkeys(s.account for s in self.leads_to(endpoint)))
+
+
+@functools.lru_cache(maxsize=32)
+def plan_bridge(topology: Topology) -> BridgePlan:
+    """The shadow queues ``topology`` needs (see the module's docstring for why each one).
+
+    Cached: every account's stack, the access report and the checks ask for the same plan.
+    """
+    planned: dict[tuple[str, str], ShadowQueue] = {}
+    conflicts: list[tuple[ShadowQueue, ShadowQueue]] = []
+
+    def reach(
+        resolver: Endpoint, remote: Endpoint, names: list[str], path: str, reason: str
+    ) -> None:
+        """``resolver``'s account needs a shadow of ``remote`` under each name ``resolver``
+        resolves one of ``names`` to."""
+        for name in dict.fromkeys(names):
+            shadow = ShadowQueue(
+                account=resolver.account,
+                queue_name=resolved_queue_name(name, resolver.queue_name_prefix),
+                remote=remote,
+                delay_queue_name=None
+                if remote.fifo
+                else delay_queue_name(name, resolver.queue_name_prefix),
+                path=path,
+                reason=reason,
+            )
+            known = planned.setdefault((shadow.account, shadow.queue_name), shadow)
+            if known.remote != remote:
+                conflicts.append((known, shadow))
+
+    for route in topology.routes:
+        if route.sender is None:
+            continue
+        sender, receiver = topology.endpoint(route.sender), topology.endpoint(route.receiver)
+        if sender.account == receiver.account:
+            continue
+        if route.relay:
+            reach(sender, receiver, [receiver.name], route.path, f"the route from {sender.name}")
+        if route.replies and not receiver.arn_aware:
+            reach(receiver, sender, [sender.queue_name], route.path, f"{receiver.name}'s replies")
+    error = topology.error_queue
+    for endpoint in topology.endpoints:
+        if endpoint.account == error.account:
+            continue
+        reach(
+            endpoint,
+            error,
+            [error.name, error.queue_name],
+            "topology.errorQueue",
+            f"failed messages of {endpoint.name}",
+        )
+        reach(
+            error,
+            endpoint,
+            [endpoint.queue_name],
+            "topology.errorQueue",
+            f"ServiceControl's retries to {endpoint.name}",
+        )
+    return BridgePlan(tuple(planned.values()), tuple(conflicts))
+
+
+def ingress_endpoints(topology: Topology, account: str) -> tuple[Endpoint, ...]:
+    """The queues of ``account`` (endpoints and the error queue) that shadows lead to: each
+    gets an ingress queue, read by the account's inbound relay."""
+    bridge = plan_bridge(topology)
+    return tuple(q for q in topology.queues_in(account) if bridge.leads_to(q))
+
+
+def reachable_queues(topology: Topology, receiver: Endpoint) -> tuple[str, ...]:
+    """For a released receiver: the ARNs of the queues it reaches by name in its own account,
+    the local queues its queue-name generator leaves as they are and the remote ones a shadow
+    there leads to. The address that leads to each is the queue's name (a released endpoint's
+    transport address), which the shadow is named after; the inbound relay writes it into the
+    address headers that carry the ARN."""
+    shadows = {s.queue_name: s.remote for s in plan_bridge(topology).shadows_in(receiver.account)}
+    reachable: list[str] = []
+    for queue in topology.all_queues:
+        try:
+            resolved = resolved_queue_name(queue.queue_name, receiver.queue_name_prefix)
+        except QueueNameError:
+            continue
+        local = queue.account == receiver.account and resolved == queue.queue_name
+        if local or shadows.get(resolved) == queue:
+            reachable.append(topology.queue_arn(queue))
+    return tuple(reachable)

@@ -1,0 +1,140 @@
+"""Every SQS queue the stacks create for a topology, by account, so that no two share a name.
+
+Two queues with one name in one account would be the same queue (an account has one region
+here, and account ids are unique, so the account name stands for both). Names come from many
+places: endpoints and their dead-letter and delay queues, the error queue, the bridge's ingress
+and shadow queues (and theirs), and each SNS subscription's dead-letter queue. A clash, or a
+name SQS would refuse, is reported at the topology field that makes the queue, before any synth.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from constructs_lib.queue_naming import (
+    QueueNameError,
+    dead_letter_queue_name,
+    delay_queue_name,
+    ingress_queue_name,
+    subscription_dead_letter_queue_name,
+)
+from stacks.topology.bridge import plan_bridge
+from stacks.topology.model import Topology
+
+
+@dataclass(frozen=True)
+class PlannedQueue:
+    """One queue a stack creates: where, under which name, for what, and which field asks."""
+
+    account: str
+    name: str
+    role: str
+    path: str
+
+
+Problem = tuple[str, str]
+"""``(field path, rule)``, as the topology reports problems."""
+
+
+def planned_queues(topology: Topology) -> tuple[list[PlannedQueue], list[Problem]]:
+    """The queues of every account's stack, and the problems of names that cannot be built."""
+    queues: list[PlannedQueue] = []
+    problems: list[Problem] = []
+
+    def add(
+        account: str, role: str, path: str, build: Callable[[str], str], base: str
+    ) -> str | None:
+        """Plan the queue ``build(base)`` names (``str`` for a name given whole)."""
+        try:
+            name = build(base)
+        except QueueNameError as error:
+            problems.append((path, f"{role}: {error}"))
+            return None
+        queues.append(PlannedQueue(account, name, role, path))
+        return name
+
+    bridge = plan_bridge(topology)
+    for queue in topology.all_queues:
+        what = "the error queue" if queue.is_error_queue else f"endpoint {queue.name!r}"
+        add(queue.account, f"{what}'s queue", queue.path, str, queue.queue_name)
+        add(
+            queue.account,
+            f"{what}'s dead-letter queue",
+            queue.path,
+            str,
+            queue.dead_letter_queue_name,
+        )
+        if not queue.is_error_queue:
+            add(
+                queue.account,
+                f"{what}'s delay queue",
+                queue.path,
+                delay_queue_name,
+                queue.queue_name,
+            )
+        if bridge.leads_to(queue):
+            ingress = add(
+                queue.account,
+                f"{what}'s ingress queue",
+                queue.path,
+                ingress_queue_name,
+                queue.queue_name,
+            )
+            if ingress is not None:
+                add(
+                    queue.account,
+                    f"{what}'s ingress dead-letter queue",
+                    queue.path,
+                    dead_letter_queue_name,
+                    ingress,
+                )
+    for shadow in bridge.shadows:
+        role = f"the bridge's shadow queue for {shadow.reason}"
+        add(shadow.account, role, shadow.path, str, shadow.queue_name)
+        add(
+            shadow.account,
+            f"{role}'s dead-letter queue",
+            shadow.path,
+            dead_letter_queue_name,
+            shadow.queue_name,
+        )
+        if shadow.delay_queue_name is not None:
+            add(shadow.account, f"{role}'s delay queue", shadow.path, str, shadow.delay_queue_name)
+            add(
+                shadow.account,
+                f"{role}'s delay dead-letter queue",
+                shadow.path,
+                dead_letter_queue_name,
+                shadow.delay_queue_name,
+            )
+    for index, topic in enumerate(topology.topics):
+        for subscription in topic.subscriptions:
+            owner = (
+                topology.endpoint(subscription.endpoint).account
+                if subscription.endpoint is not None
+                else topic.account
+            )
+            add(
+                owner,
+                f"the dead-letter queue of subscription {subscription.name!r} of topic {topic.name!r}",
+                f"topology.topics[{index}]",
+                functools.partial(subscription_dead_letter_queue_name, topic.topic_name),
+                subscription.name,
+            )
+    return queues, problems
+
+
+def name_clashes(queues: list[PlannedQueue]) -> Iterator[Problem]:
+    """A problem for every queue whose name an earlier queue of its account already has."""
+    first: dict[tuple[str, str], PlannedQueue] = {}
+    for queue in queues:
+        known = first.setdefault((queue.account, queue.name), queue)
+        if known is not queue:
+            yield (
+                queue.path,
+                f"{queue.role} would be named {queue.name!r} in account {queue.account!r}, but "
+                f"that name is also used by {known.role} ({known.path}); rename an endpoint or "
+                "give one a queueNamePrefix",
+            )
