@@ -51,8 +51,12 @@ WIRE_FORMAT_ERROR: Final = "String was not recognized as a valid DateTime."
 _TIMESPAN_PATTERNS: Final = (
     re.compile(r"(?P<sign>-)?(?P<days>\d+)"),
     re.compile(
-        r"(?P<sign>-)?(?:(?P<days>\d+)[.:])?(?P<hours>\d+):(?P<minutes>\d+)"
+        r"(?P<sign>-)?(?:(?P<days>\d+)\.)?(?P<hours>\d+):(?P<minutes>\d+)"
         r"(?::(?P<seconds>\d+)(?:\.(?P<fraction>\d+))?)?"
+    ),
+    re.compile(
+        r"(?P<sign>-)?(?P<days>\d+):(?P<hours>\d+):(?P<minutes>\d+):(?P<seconds>\d+)"
+        r"(?:\.(?P<fraction>\d+))?"
     ),
 )
 

@@ -36,4 +36,3 @@ def test_Non_idempotent_custom_queue_name_generator_throws() -> None:
         " multiple times (idempotent). Result of applying once is PrefixDestination and twice"
         " -- PrefixPrefixDestination."
     )
-import os
