@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import enum
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -140,7 +141,7 @@ class ServiceControlSettings:
     clock: Clock = system_clock
 
 
-def unique_message_id(headers: HeaderDict) -> str:
+def unique_message_id(headers: Mapping[str, str | None]) -> str:
     """``HeaderExtensions.UniqueId``: the retry's unique id, else the deterministic id of the
     message id and the processing endpoint's name (``ProcessingEndpointName``)."""
     if RETRY_UNIQUE_MESSAGE_ID in headers:
@@ -165,7 +166,7 @@ def _queue_part(address: str | None) -> str:
     return address.split("@", 1)[0]
 
 
-def retry_headers(headers: HeaderDict) -> HeaderDict:
+def retry_headers(headers: Mapping[str, str | None]) -> HeaderDict:
     """``HeaderFilter.RemoveErrorMessageHeaders``."""
     return {
         name: value
