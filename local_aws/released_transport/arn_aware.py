@@ -8,7 +8,10 @@ Seed 000 designs, and no release implements, three changes to the transport:
   ``header=<own queue ARN>`` in ``NServiceBus.Transport.Sqs.ARN``; an existing ARN header is
   parsed first and its entries kept. The headers themselves keep the legacy names, so released
   ("Old") receivers still work within an account. A header is rewritten only when an entry is
-  added, so a forward stays an exact copy;
+  added, so a forward stays an exact copy. The rule compares values only: without a queue name
+  prefix an endpoint's name *is* its transport address, so ``NServiceBus.OriginatingEndpoint``
+  and ``NServiceBus.ProcessingEndpoint`` get entries too, and a New receiver replaces those
+  endpoint names with a queue ARN — the model keeps the seed's rule as written;
 * **receiving** (in the input pump, before the pipeline and before recoverability): every
   header named in the ARN header that the message has takes the entry's value. A malformed ARN
   header fails the extraction, so the message is poison and goes to the error queue unchanged

@@ -194,7 +194,8 @@ class MessageHandlerContext:
         self.pending.append(self._endpoint.forward_operation(self.message, destination))
 
 
-Handler = Callable[[MessageHandlerContext], None]
+Handler = Callable[[MessageHandlerContext], object]
+"""A message handler; what it returns is ignored, what it raises goes to recoverability."""
 
 
 class ReleasedEndpoint:

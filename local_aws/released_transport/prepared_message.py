@@ -32,6 +32,7 @@ from local_aws.released_transport.headers import (
     S3_BODY_KEY,
     SQS_MAXIMUM_MESSAGE_SIZE,
 )
+from local_aws.released_transport.naming import FIFO_SUFFIX
 from local_aws.released_transport.sqs_shapes import (
     MessageAttributeValue,
     string_attribute,
@@ -87,11 +88,10 @@ class SqsPreparedMessage:
         self.message_attributes.pop(S3_BODY_KEY, None)
 
     def _fields(self) -> dict[str, Any]:
-        fields: dict[str, Any] = {
-            "MessageBody": self.body,
-            "DelaySeconds": self.delay_seconds,
-            "MessageAttributes": dict(self.message_attributes),
-        }
+        fields: dict[str, Any] = {"MessageBody": self.body}
+        if self.delay_seconds or not self.queue_url.endswith(FIFO_SUFFIX):
+            fields["DelaySeconds"] = self.delay_seconds
+        fields["MessageAttributes"] = dict(self.message_attributes)
         if self.message_group_id is not None:
             fields["MessageGroupId"] = self.message_group_id
         if self.message_deduplication_id is not None:
