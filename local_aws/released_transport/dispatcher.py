@@ -18,8 +18,9 @@ Per operation:
 
 Default-consistency operations are prepared together and sent with ``SendMessageBatch``
 (entries the service reports as failed are re-sent one by one); isolated ones with
-``SendMessage``. The released dispatcher runs the groups and batches concurrently and rethrows
-the first failure after all finished; the model runs them in order and does the same. A message
+``SendMessage``. The released dispatcher prepares, and then sends, concurrently and rethrows the
+first failure after all finished (a failed preparation sends none of its group's batches); the
+model runs them in order and does the same. A message
 over 1 MiB needs the S3 settings of section 10, which this model does not have: it is refused
 with the transport's no-bucket error. Publishing and the hybrid pub/sub de-duplication are
 section 9's and not modelled.
@@ -143,7 +144,15 @@ class MessageDispatcher:
         transaction: TransportTransaction | None,
         failures: list[BaseException],
     ) -> None:
-        prepared = [self.prepare(operation, transaction) for operation in operations]
+        prepared: list[SqsPreparedMessage] = []
+        preparation_failures: list[BaseException] = []
+        for operation in operations:
+            try:
+                prepared.append(self.prepare(operation, transaction))
+            except Exception as failure:
+                preparation_failures.append(failure)
+        if preparation_failures:
+            raise preparation_failures[0]
         batches = batch(prepared)
         for number, entry in enumerate(batches, start=1):
             try:

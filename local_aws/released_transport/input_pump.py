@@ -65,7 +65,12 @@ from local_aws.released_transport.headers import (
 from local_aws.released_transport.outgoing import TransportTransaction
 from local_aws.released_transport.queue_cache import QueueCache
 from local_aws.released_transport.sqs_errors import QueueDoesNotExistError
-from local_aws.released_transport.sqs_shapes import ReceivedMessage, body_of, message_attributes
+from local_aws.released_transport.sqs_shapes import (
+    ReceivedMessage,
+    body_of,
+    message_attributes,
+    system_attribute,
+)
 
 DEFAULT_WAIT_TIME_SECONDS: Final = 20
 LRU_CAPACITY: Final = 1_000
@@ -349,7 +354,7 @@ class InputQueuePump:
         ticks = parse_timespan(raw)
         if ticks == TIMESPAN_MAX_TICKS:
             return False
-        sent_at = from_epoch_milliseconds((message.get("Attributes") or {})[SENT_TIMESTAMP])
+        sent_at = from_epoch_milliseconds(system_attribute(message, SENT_TIMESTAMP))
         expires_at = sent_at + timedelta(microseconds=ticks // TICKS_PER_MICROSECOND)
         return expires_at <= self._clock()
 

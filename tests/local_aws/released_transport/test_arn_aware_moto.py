@@ -88,6 +88,7 @@ def test_new_to_new_replies_to_the_substituted_arn(sqs: Any) -> None:
     )
 
     assert sender.route("Receiver") == receiver.queue_arn
+    assert sender.route("Elsewhere") == "Elsewhere"
     sender.send("Receiver", "Request", b"{}")
     (request,) = receiver.process(_reply)
     (reply,) = sender.process(lambda _context: None)
@@ -96,6 +97,9 @@ def test_new_to_new_replies_to_the_substituted_arn(sqs: Any) -> None:
     assert request.message.headers["NServiceBus.ReplyToAddress"] == sender.queue_arn
     assert reply.message is not None
     assert reply.message.headers["NServiceBus.ReplyToAddress"] == receiver.queue_arn
+
+    sender.use_region_for_endpoint("Receiver", "eu-west-1")
+    assert sender.route("Receiver") == receiver.queue_arn.replace(":us-east-1:", ":eu-west-1:")
 
 
 def test_a_failed_message_carries_a_failed_queue_entry_next_to_the_kept_ones(sqs: Any) -> None:
