@@ -1,0 +1,115 @@
+"""JSON as System.Text.Json writes and reads it for the transport.
+
+Writing: every JSON text the transport produces (the wrapped body, the
+``NServiceBus.AmazonSQS.Headers`` attribute) comes from ``Utf8JsonWriter`` with default options
+(``src/NServiceBus.Transport.SQS/Sending/ReducedPayloadSerializerConverter.cs``,
+``Sending/MessageDispatcher.cs``): compact, and ``JavaScriptEncoder.Default`` escaping — every
+character outside printable ASCII as ``\\uXXXX`` (uppercase hex, a supplementary character as its
+two surrogates), the HTML-sensitive ``"``, ``&``, ``'``, ``+``, ``<``, ``>`` and backquote as
+``\\uXXXX`` too, ``\\`` as ``\\\\``, and ``\\b \\t \\n \\f \\r`` by name. So a base64 body with ``+``
+is written with ``\\u002B``. Byte-exact comparisons depend on this; readers accept any escape.
+
+Reading: System.Text.Json rejects what JSON rejects; Python's ``json`` also accepts ``NaN``,
+``Infinity`` and ``-Infinity``, which are refused here. Objects arrive as ordered pairs so that a
+caller can apply properties in document order, duplicates included, as the deserializer does.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, Final
+
+_NAMED_ESCAPES: Final = {0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0C: "\\f", 0x0D: "\\r"}
+_ESCAPED_ASCII: Final = frozenset(map(ord, "\"&'+<>`"))
+_REPLACEMENT_CHARACTER: Final = 0xFFFD
+_PRINTABLE_ASCII: Final = range(0x20, 0x7F)
+_SURROGATES: Final = range(0xD800, 0xE000)
+_BMP_LIMIT: Final = 0xFFFF
+
+
+class DotnetJsonError(ValueError):
+    """Text System.Text.Json would refuse (``JsonException``)."""
+
+
+class JsonObject(list[tuple[str, Any]]):
+    """A parsed JSON object: its members in document order, duplicates kept (a plain list
+    would not tell ``{}`` from ``[]``)."""
+
+
+def _escape_unit(unit: int) -> str:
+    return f"\\u{unit:04X}"
+
+
+def write_string(text: str | None) -> str:
+    """One JSON string (or ``null``) as ``Utf8JsonWriter.WriteStringValue`` writes it."""
+    if text is None:
+        return "null"
+    parts = ['"']
+    for character in text:
+        code_point = ord(character)
+        if code_point in _NAMED_ESCAPES:
+            parts.append(_NAMED_ESCAPES[code_point])
+        elif code_point == ord("\\"):
+            parts.append("\\\\")
+        elif code_point in _PRINTABLE_ASCII and code_point not in _ESCAPED_ASCII:
+            parts.append(character)
+        elif code_point > _BMP_LIMIT:
+            offset = code_point - 0x10000
+            parts.append(_escape_unit(0xD800 + (offset >> 10)))
+            parts.append(_escape_unit(0xDC00 + (offset & 0x3FF)))
+        elif code_point in _SURROGATES:
+            # A lone surrogate is invalid UTF-16: the encoder writes the replacement character.
+            parts.append(_escape_unit(_REPLACEMENT_CHARACTER))
+        else:
+            parts.append(_escape_unit(code_point))
+    parts.append('"')
+    return "".join(parts)
+
+
+def write_string_dictionary(values: Mapping[str, str | None]) -> str:
+    """``JsonSerializer.Serialize(Dictionary<string, string>)``: compact, in the mapping's
+    order, values ``null`` where the dictionary holds null."""
+    members = ",".join(
+        f"{write_string(key)}:{write_string(value)}" for key, value in values.items()
+    )
+    return "{" + members + "}"
+
+
+def _refuse_constant(name: str) -> Any:
+    raise DotnetJsonError(f"'{name}' is an invalid JSON literal.")
+
+
+def parse_ordered(text: str) -> Any:
+    """Parse ``text`` with objects as :class:`JsonObject` (members in document order).
+
+    Raises :class:`DotnetJsonError` for anything System.Text.Json would refuse.
+    """
+    try:
+        return json.loads(text, object_pairs_hook=JsonObject, parse_constant=_refuse_constant)
+    except json.JSONDecodeError as invalid:
+        raise DotnetJsonError(str(invalid)) from invalid
+
+
+def read_string_dictionary(value: Any) -> dict[str, str | None] | None:
+    """A parsed value bound to ``Dictionary<string, string>``: ``None`` for JSON ``null``, the
+    members with the last of duplicate names winning; anything else, or a member that is not a
+    string or ``null``, is a :class:`DotnetJsonError`."""
+    if value is None:
+        return None
+    if not isinstance(value, JsonObject):
+        raise DotnetJsonError(
+            "The JSON value could not be converted to System.Collections.Generic.Dictionary`2"
+            "[System.String,System.String]."
+        )
+    result: dict[str, str | None] = {}
+    for name, member in value:
+        result[name] = read_string(member)
+    return result
+
+
+def read_string(value: Any) -> str | None:
+    """A parsed value bound to ``string``: text or ``null``, nothing else."""
+    if value is None or isinstance(value, str):
+        return value
+    raise DotnetJsonError("The JSON value could not be converted to System.String.")

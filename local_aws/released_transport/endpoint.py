@@ -1,0 +1,471 @@
+"""A released NServiceBus endpoint on SQS, for tests to drive step by step.
+
+``ReleasedEndpoint`` composes the model's parts the way NServiceBus 10 with NServiceBus.AmazonSQS
+9.1.1 composes them: its receive address (transport address) is its name through the queue
+name generator; it sends, replies and forwards with the core headers and the released
+dispatcher, always *by name in its own account*; it receives with the released input pump and
+runs core's default recoverability; and it moves its delay queue with the delayed messages pump.
+
+Nothing runs in the background: :meth:`ReleasedEndpoint.process` receives one batch from the
+input queue and handles it, :meth:`ReleasedEndpoint.process_delayed` one batch from the delay
+queue. A handler gets a :class:`MessageHandlerContext`; what it sends, replies or forwards is
+dispatched (batched) only after it returned, as core's batched dispatch does, and an exception
+from the handler or from that dispatch goes to recoverability. A message retried from
+ServiceControl is acknowledged after it succeeded.
+
+Not modelled (see ``docs/released_transport.md``): publishing and subscribing (section 9), S3
+bodies (section 10), auditing, sagas, outbox, visibility renewal, concurrency.
+
+Facts: see the modules composed here; the start-up order (input pump, then delayed messages
+pump) is NServiceBus.AmazonSQS 9.1.1 ``src/NServiceBus.Transport.SQS/Receiving/MessagePump.cs``,
+the transport address ``Configure/SqsTransportInfrastructure.cs`` (``ToTransportAddressCore``),
+the idempotence guard ``Configure/SqsTransport.cs``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any, Final
+
+from local_aws.released_transport.core_headers import (
+    MessageIntent,
+    apply_routing_headers,
+    logical_message_headers,
+    new_message_id,
+    retry_acknowledgement_headers,
+)
+from local_aws.released_transport.delayed_pump import DelayedMessagesPump
+from local_aws.released_transport.dispatcher import MessageDispatcher
+from local_aws.released_transport.dotnet_time import Clock, TimeSpan, system_clock
+from local_aws.released_transport.headers import (
+    CORE_TIME_TO_BE_RECEIVED,
+    MESSAGE_ID,
+    REPLY_TO_ADDRESS,
+    RETRY_ACKNOWLEDGEMENT_QUEUE,
+    RETRY_UNIQUE_MESSAGE_ID,
+)
+from local_aws.released_transport.host import HostInformation
+from local_aws.released_transport.input_pump import (
+    DEFAULT_WAIT_TIME_SECONDS,
+    ErrorContext,
+    ErrorHandleResult,
+    InputQueuePump,
+    MessageContext,
+    PumpResult,
+)
+from local_aws.released_transport.naming import (
+    QueueNameGenerator,
+    assert_queue_name_generator_idempotent,
+    get_sqs_queue_name,
+)
+from local_aws.released_transport.outgoing import (
+    DispatchProperties,
+    OutgoingMessage,
+    TransportOperation,
+    TransportTransaction,
+)
+from local_aws.released_transport.prepared_message import SqsPreparedMessage
+from local_aws.released_transport.queue_cache import QueueCache
+from local_aws.released_transport.queue_creator import QueueCreator
+from local_aws.released_transport.recoverability import (
+    DelayedRetry,
+    ImmediateRetry,
+    RecoverabilityAction,
+    RecoverabilitySettings,
+    default_recoverability_policy,
+    delayed_retry_message,
+    move_to_error_message,
+)
+from local_aws.released_transport.sqs_shapes import ReceivedMessage
+
+DEFAULT_ERROR_QUEUE: Final = "error"
+
+
+class ReplyWithoutReplyToAddressError(Exception):
+    """The message being replied to has no ``NServiceBus.ReplyToAddress``."""
+
+
+class EndpointNotStartedError(RuntimeError):
+    """The endpoint was asked to receive before :meth:`ReleasedEndpoint.start`."""
+
+
+@dataclass(frozen=True)
+class EndpointSettings:
+    """An endpoint's configuration, with the released defaults.
+
+    ``wait_time_seconds`` is the receive long-poll (20 s in the transport; tests use 0-1 s).
+    ``enable_installers`` only changes the start-up message for a missing input queue; call
+    :meth:`ReleasedEndpoint.install` to create queues. ``clock`` and ``sleep`` replace the real
+    ones in tests.
+    """
+
+    queue_name_prefix: str | None = None
+    queue_name_generator: QueueNameGenerator = get_sqs_queue_name
+    wrap_outgoing_messages: bool = True
+    error_queue: str = DEFAULT_ERROR_QUEUE
+    recoverability: RecoverabilitySettings = field(default_factory=RecoverabilitySettings)
+    disable_unrestricted_delayed_delivery: bool = False
+    max_concurrency: int | None = None
+    wait_time_seconds: int = DEFAULT_WAIT_TIME_SECONDS
+    visibility_timeout_seconds: int | None = None
+    enable_installers: bool = False
+    machine_name: str | None = None
+    clock: Clock = system_clock
+    sleep: Callable[[float], None] = time.sleep
+
+
+@dataclass(frozen=True)
+class IncomingMessage:
+    """The message being handled, as core's ``IncomingMessage`` holds it: a missing or empty
+    ``NServiceBus.MessageId`` header was set to the native id."""
+
+    native_message_id: str
+    message_id: str
+    headers: Mapping[str, str | None]
+    body: bytes
+    receive_address: str
+    transport_transaction: TransportTransaction
+
+    @classmethod
+    def of(cls, context: MessageContext) -> IncomingMessage:
+        """From the pump's message context (``IncomingMessage.GetOrSetMessageIdFromHeaders``)."""
+        headers = dict(context.headers)
+        if not headers.get(MESSAGE_ID):
+            headers[MESSAGE_ID] = context.native_message_id
+        message_id = headers[MESSAGE_ID] or context.native_message_id
+        return cls(
+            context.native_message_id,
+            message_id,
+            headers,
+            context.body,
+            context.receive_address,
+            context.transport_transaction,
+        )
+
+
+@dataclass(frozen=True)
+class ProcessingOutcome:
+    """What one :meth:`ReleasedEndpoint.process` step did with one received message."""
+
+    pump: PumpResult
+    action: RecoverabilityAction | None = None
+    """The recoverability action taken, when the handler failed."""
+    message: IncomingMessage | None = None
+    """The message as the handler saw it, when it was handed to the handler."""
+
+
+class MessageHandlerContext:
+    """What a handler may do; its operations are dispatched after it returned."""
+
+    def __init__(self, endpoint: ReleasedEndpoint, message: IncomingMessage) -> None:
+        self.message = message
+        self._endpoint = endpoint
+        self.pending: list[TransportOperation] = []
+
+    def send(
+        self,
+        destination: str,
+        message_type: str,
+        body: bytes,
+        *,
+        delay: timedelta | None = None,
+        headers: Mapping[str, str | None] | None = None,
+    ) -> str:
+        """``context.Send``: returns the new message id."""
+        operation = self._endpoint.send_operation(
+            destination, message_type, body, delay=delay, headers=headers, incoming=self.message
+        )
+        self.pending.append(operation)
+        return operation.message.message_id
+
+    def reply(
+        self, message_type: str, body: bytes, *, headers: Mapping[str, str | None] | None = None
+    ) -> str:
+        """``context.Reply``: to the incoming ``NServiceBus.ReplyToAddress``."""
+        operation = self._endpoint.reply_operation(self.message, message_type, body, headers)
+        self.pending.append(operation)
+        return operation.message.message_id
+
+    def forward(self, destination: str) -> None:
+        """``context.ForwardCurrentMessageTo``: an exact copy of the message being handled."""
+        self.pending.append(self._endpoint.forward_operation(self.message, destination))
+
+
+Handler = Callable[[MessageHandlerContext], object]
+"""A message handler; what it returns is ignored, what it raises goes to recoverability."""
+
+
+class ReleasedEndpoint:
+    """One endpoint: its name, an SQS client of its own account, and its settings."""
+
+    input_pump_type: type[InputQueuePump] = InputQueuePump
+    """The input pump it receives with (a variant may substitute its own)."""
+
+    def __init__(self, endpoint_name: str, sqs: Any, settings: EndpointSettings | None = None):
+        self.endpoint_name = endpoint_name
+        self.settings = settings or EndpointSettings()
+        self._sqs = sqs
+        self.host = HostInformation.of(endpoint_name, self.settings.machine_name)
+        self.queue_cache = QueueCache(
+            sqs, self.settings.queue_name_generator, self.settings.queue_name_prefix
+        )
+        self.receive_address = self.queue_cache.physical_queue_name(endpoint_name)
+        """The transport address: what ``ReplyToAddress`` and ``FailedQ`` carry."""
+        self.dispatcher = self._create_dispatcher()
+        self._input_pump: InputQueuePump | None = None
+        self._delayed_pump: DelayedMessagesPump | None = None
+
+    # Composition points an endpoint variant replaces.
+
+    def _create_dispatcher(self) -> MessageDispatcher:
+        return MessageDispatcher(
+            self._sqs,
+            self.queue_cache,
+            wrap_outgoing_messages=self.settings.wrap_outgoing_messages,
+            clock=self.settings.clock,
+        )
+
+    def _create_input_pump(self) -> InputQueuePump:
+        return self.input_pump_type(
+            self._sqs,
+            self.queue_cache,
+            self.receive_address,
+            self.settings.error_queue,
+            max_concurrency=self.settings.max_concurrency,
+            wait_time_seconds=self.settings.wait_time_seconds,
+            visibility_timeout_seconds=self.settings.visibility_timeout_seconds,
+            setup_infrastructure=self.settings.enable_installers,
+            clock=self.settings.clock,
+        )
+
+    def route(self, destination: str) -> str:
+        """The transport address a send to ``destination`` goes to: the released transport
+        takes it as it is (a name, resolved in the endpoint's own account)."""
+        return destination
+
+    # Lifecycle.
+
+    def install(self) -> None:
+        """What ``EnableInstallers()`` creates: the error queue, the input queue and (unless
+        unrestricted delayed delivery is disabled) the delay queue."""
+        creator = QueueCreator(self._sqs, self.queue_cache)
+        creator.create_queue_if_necessary(self.settings.error_queue, create_delay_queue=False)
+        creator.create_queue_if_necessary(
+            self.receive_address,
+            create_delay_queue=not self.settings.disable_unrestricted_delayed_delivery,
+        )
+
+    def start(self) -> None:
+        """Start as the released endpoint does, or refuse with its error: the generator must be
+        idempotent, the input queue must exist, and the delay queue must exist and pass the
+        start-up check."""
+        assert_queue_name_generator_idempotent(self.settings.queue_name_generator)
+        input_pump = self._create_input_pump()
+        input_pump.initialize()
+        if not self.settings.disable_unrestricted_delayed_delivery:
+            delayed_pump = DelayedMessagesPump(
+                self._sqs,
+                self.queue_cache,
+                self.receive_address,
+                wait_time_seconds=self.settings.wait_time_seconds,
+                clock=self.settings.clock,
+                sleep=self.settings.sleep,
+            )
+            delayed_pump.initialize()
+            self._delayed_pump = delayed_pump
+        self._input_pump = input_pump
+
+    # Sending.
+
+    def send_operation(
+        self,
+        destination: str,
+        message_type: str,
+        body: bytes,
+        *,
+        delay: timedelta | None = None,
+        headers: Mapping[str, str | None] | None = None,
+        time_to_be_received: timedelta | None = None,
+        incoming: IncomingMessage | None = None,
+    ) -> TransportOperation:
+        """The transport operation a send becomes (core's send pipeline)."""
+        message_id = new_message_id()
+        outgoing_headers = logical_message_headers(
+            intent=MessageIntent.SEND,
+            message_id=message_id,
+            message_type=message_type,
+            reply_to_address=self.receive_address,
+            host=self.host,
+            headers=headers,
+            incoming=None if incoming is None else incoming.headers,
+        )
+        ttbr = None if time_to_be_received is None else TimeSpan.of(time_to_be_received)
+        if ttbr is not None:
+            outgoing_headers[CORE_TIME_TO_BE_RECEIVED] = str(ttbr)
+        apply_routing_headers(outgoing_headers, self.settings.clock(), delay)
+        return TransportOperation(
+            OutgoingMessage(message_id, outgoing_headers, body),
+            self.route(destination),
+            DispatchProperties(delay_deliver_with=delay, discard_if_not_received_before=ttbr),
+        )
+
+    def reply_operation(
+        self,
+        incoming: IncomingMessage,
+        message_type: str,
+        body: bytes,
+        headers: Mapping[str, str | None] | None = None,
+    ) -> TransportOperation:
+        """The transport operation a reply becomes: to the incoming reply-to address."""
+        if REPLY_TO_ADDRESS not in incoming.headers:
+            raise ReplyWithoutReplyToAddressError(
+                f"No `ReplyToAddress` found on the {message_type} being processed"
+            )
+        destination = incoming.headers[REPLY_TO_ADDRESS]
+        message_id = new_message_id()
+        outgoing_headers = logical_message_headers(
+            intent=MessageIntent.REPLY,
+            message_id=message_id,
+            message_type=message_type,
+            reply_to_address=self.receive_address,
+            host=self.host,
+            headers=headers,
+            incoming=incoming.headers,
+        )
+        apply_routing_headers(outgoing_headers, self.settings.clock())
+        return TransportOperation(
+            OutgoingMessage(message_id, outgoing_headers, body), str(destination)
+        )
+
+    def forward_operation(self, incoming: IncomingMessage, destination: str) -> TransportOperation:
+        """The transport operation of ``ForwardCurrentMessageTo``: same id, headers, body."""
+        headers = dict(incoming.headers)
+        apply_routing_headers(headers, self.settings.clock())
+        return TransportOperation(
+            OutgoingMessage(incoming.message_id, headers, incoming.body), destination
+        )
+
+    def send(
+        self,
+        destination: str,
+        message_type: str,
+        body: bytes,
+        *,
+        delay: timedelta | None = None,
+        headers: Mapping[str, str | None] | None = None,
+        time_to_be_received: timedelta | None = None,
+    ) -> OutgoingMessage:
+        """``IMessageSession.Send`` to a destination address; returns what was dispatched."""
+        operation = self.send_operation(
+            destination,
+            message_type,
+            body,
+            delay=delay,
+            headers=headers,
+            time_to_be_received=time_to_be_received,
+        )
+        self.dispatcher.dispatch([operation])
+        return operation.message
+
+    def reply(
+        self,
+        incoming: IncomingMessage,
+        message_type: str,
+        body: bytes,
+        *,
+        headers: Mapping[str, str | None] | None = None,
+    ) -> OutgoingMessage:
+        """A reply to ``incoming``, dispatched at once, to its reply-to address by name."""
+        operation = self.reply_operation(incoming, message_type, body, headers)
+        self.dispatcher.dispatch([operation], incoming.transport_transaction)
+        return operation.message
+
+    def forward(self, incoming: IncomingMessage, destination: str) -> OutgoingMessage:
+        """An exact copy of ``incoming`` to ``destination``, dispatched at once."""
+        operation = self.forward_operation(incoming, destination)
+        self.dispatcher.dispatch([operation], incoming.transport_transaction)
+        return operation.message
+
+    # Receiving.
+
+    def process(self, handler: Handler) -> list[ProcessingOutcome]:
+        """Receive one batch from the input queue and handle each message with ``handler``."""
+        if self._input_pump is None:
+            raise EndpointNotStartedError(f"endpoint {self.endpoint_name} has not been started")
+        request = self._input_pump.receive_request()
+        messages = self._sqs.receive_message(**request).get("Messages") or []
+        return [self._process_one(self._input_pump, handler, message) for message in messages]
+
+    def _process_one(
+        self, pump: InputQueuePump, handler: Handler, received: ReceivedMessage
+    ) -> ProcessingOutcome:
+        seen: list[IncomingMessage] = []
+        actions: list[RecoverabilityAction] = []
+        result = pump.process(
+            received,
+            lambda context: self._on_message(handler, context, seen),
+            lambda context: self._on_error(context, actions),
+        )
+        return ProcessingOutcome(
+            result, actions[-1] if actions else None, seen[-1] if seen else None
+        )
+
+    def process_delayed(self) -> list[SqsPreparedMessage]:
+        """Receive one batch from the delay queue and move each message on."""
+        if self._delayed_pump is None:
+            raise EndpointNotStartedError(
+                f"endpoint {self.endpoint_name} has no started delayed messages pump"
+            )
+        return self._delayed_pump.poll()
+
+    def _on_message(
+        self, handler: Handler, context: MessageContext, seen: list[IncomingMessage]
+    ) -> None:
+        """Core's receive pipeline: the handler, its batched operations, the retry
+        acknowledgement (``RetryAcknowledgementBehavior``)."""
+        incoming = IncomingMessage.of(context)
+        seen.append(incoming)
+        handler_context = MessageHandlerContext(self, incoming)
+        handler(handler_context)
+        self.dispatcher.dispatch(handler_context.pending, context.transport_transaction)
+        self._acknowledge_retry(incoming)
+
+    def _acknowledge_retry(self, incoming: IncomingMessage) -> None:
+        """After a message retried by ServiceControl succeeded: the acknowledgement control
+        message to ``ServiceControl.Retry.AcknowledgementQueue`` (by name, own account)."""
+        unique_id = incoming.headers.get(RETRY_UNIQUE_MESSAGE_ID)
+        queue = incoming.headers.get(RETRY_ACKNOWLEDGEMENT_QUEUE)
+        if RETRY_UNIQUE_MESSAGE_ID not in incoming.headers or queue is None:
+            return
+        now = self.settings.clock()
+        headers = retry_acknowledgement_headers(str(unique_id), now)
+        apply_routing_headers(headers, now)
+        acknowledgement = OutgoingMessage(new_message_id(), headers, b"")
+        self.dispatcher.dispatch(
+            [TransportOperation(acknowledgement, queue)], incoming.transport_transaction
+        )
+
+    def _on_error(
+        self, context: ErrorContext, actions: list[RecoverabilityAction]
+    ) -> ErrorHandleResult:
+        """Core's recoverability: decide, then dispatch what the decision sends."""
+        now = self.settings.clock()
+        action = default_recoverability_policy(
+            self.settings.recoverability, self.settings.error_queue, context, now
+        )
+        actions.append(action)
+        if isinstance(action, ImmediateRetry):
+            return ErrorHandleResult.RETRY_REQUIRED
+        if isinstance(action, DelayedRetry):
+            message, properties = delayed_retry_message(context, action.delay, now)
+            apply_routing_headers(message.headers, now, action.delay)
+            operation = TransportOperation(message, context.receive_address, properties)
+        else:
+            message = move_to_error_message(context, self.host, now)
+            apply_routing_headers(message.headers, now)
+            operation = TransportOperation(message, action.error_queue)
+        self.dispatcher.dispatch([operation], context.transport_transaction)
+        return ErrorHandleResult.HANDLED

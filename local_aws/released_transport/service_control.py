@@ -1,0 +1,318 @@
+"""ServiceControl 6.19.2 as it runs against SQS: error ingestion, retries, acknowledgements.
+
+ServiceControl uses the released transport itself (NServiceBus.AmazonSQS 9.1.1) with its own
+client, prefix and wrapping, and without unrestricted delayed delivery. So, like every released
+endpoint, it reads and sends *by name in its own account*:
+
+* **ingestion** reads its error queue (``error`` through its generator). A message carrying
+  ``ServiceControl.Retry.Successful`` is an endpoint's retry acknowledgement and resolves the
+  failed message it names. Any other message is a failure; without ``NServiceBus.FailedQ`` (a
+  poison message the transport moved unchanged, for instance) the import fails, is retried
+  until the third failure and is then kept as a failed import. A failed message's id is the
+  ``ServiceControl.Retry.UniqueMessageId`` header when present, else
+  ``DeterministicGuid(message id + processing endpoint name)``.
+* **retry** stages the message: its stored headers without every key starting with
+  ``NServiceBus.Retries``, ``NServiceBus.FailedQ``, ``NServiceBus.TimeOfFailure``,
+  ``NServiceBus.ExceptionInfo.`` or ``ServiceControl.EditOf``, plus
+  ``ServiceControl.TargetEndpointAddress`` (= the ``FailedQ`` value),
+  ``ServiceControl.Retry.UniqueMessageId``, ``ServiceControl.Retry.StagingId`` and
+  ``ServiceControl.Retry.Attempt.MessageId``, with an empty body, to its staging queue
+  (``Particular.ServiceControl.staging``).
+* **forwarding** reads the staging queue; a message of the current staging attempt gets
+  ``ServiceControl.Retry.AcknowledgementQueue`` = its error queue's transport address, loses the
+  staging id and attempt id, gets the stored body back and goes to
+  ``ServiceControl.TargetEndpointAddress`` (removed unless ``ServiceControl.RetryTo`` redirects),
+  under the staging message's native id. Others are consumed. A failed forward reverts the
+  message to unresolved.
+
+Its own receivers send poison messages to ``{instance}.Errors``. Storage is in memory; edit &
+retry, redirects, groups, audit ingestion and the error log queue are not modelled.
+
+Facts: ServiceControl 6.19.2 ``src/ServiceControl/Operations/ErrorIngestor.cs``,
+``Operations/ErrorIngestionFaultPolicy.cs``, ``Operations/FailedMessageFactory.cs``,
+``Operations/RetryConfirmationProcessor.cs``, ``Infrastructure/TransportMessageExtensions.cs``,
+``Recoverability/Retrying/RetryProcessor.cs``, ``Recoverability/Retrying/HeaderFilter.cs``,
+``Recoverability/Retrying/Infrastructure/ReturnToSender.cs``,
+``Recoverability/Retrying/Infrastructure/ReturnToSenderDequeuer.cs``,
+``src/ServiceControl.Transports/TransportSettings.cs``,
+``src/ServiceControl.Transports.SQS/SQSTransportCustomization.cs``.
+"""
+
+from __future__ import annotations
+
+import enum
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from local_aws.released_transport.deterministic_guid import make_id
+from local_aws.released_transport.dispatcher import MessageDispatcher
+from local_aws.released_transport.dotnet_time import Clock, from_wire_format, system_clock
+from local_aws.released_transport.headers import (
+    DELAYED_RETRIES,
+    EDIT_OF,
+    EXCEPTION_INFO_PREFIX,
+    FAILED_QUEUE,
+    MESSAGE_ID,
+    PROCESSING_ENDPOINT,
+    REPLY_TO_ADDRESS,
+    RETRY_ACKNOWLEDGEMENT_QUEUE,
+    RETRY_ATTEMPT_MESSAGE_ID,
+    RETRY_STAGING_ID,
+    RETRY_SUCCESSFUL,
+    RETRY_TO,
+    RETRY_UNIQUE_MESSAGE_ID,
+    TARGET_ENDPOINT_ADDRESS,
+    TIME_OF_FAILURE,
+    HeaderDict,
+)
+from local_aws.released_transport.input_pump import (
+    DEFAULT_WAIT_TIME_SECONDS,
+    ErrorContext,
+    ErrorHandleResult,
+    InputQueuePump,
+    MessageContext,
+    PumpResult,
+)
+from local_aws.released_transport.naming import get_sqs_queue_name
+from local_aws.released_transport.outgoing import OutgoingMessage, TransportOperation
+from local_aws.released_transport.queue_cache import QueueCache
+from local_aws.released_transport.queue_creator import QueueCreator
+
+DEFAULT_INSTANCE_NAME: Final = "Particular.ServiceControl"
+DEFAULT_ERROR_QUEUE: Final = "error"
+IMPORT_FAILURES_BEFORE_GIVING_UP: Final = 3
+HEADERS_REMOVED_ON_RETRY: Final = (
+    DELAYED_RETRIES,
+    FAILED_QUEUE,
+    TIME_OF_FAILURE,
+    EXCEPTION_INFO_PREFIX,
+    EDIT_OF,
+)
+"""``HeaderFilter.KeysToRemoveWhenRetryingAMessage``: prefixes, compared ordinally."""
+MISSING_FAILED_QUEUE: Final = (
+    f"Missing '{FAILED_QUEUE}' header. Message is poison message or incorrectly send to (error)"
+    " queue."
+)
+
+
+class FailedMessageStatus(enum.Enum):
+    """Where a failed message stands."""
+
+    UNRESOLVED = "Unresolved"
+    RETRY_ISSUED = "RetryIssued"
+    RESOLVED = "Resolved"
+
+
+@dataclass
+class FailedMessage:
+    """A failed message as stored: its latest processing attempt."""
+
+    unique_message_id: str
+    message_id: str
+    failing_endpoint_address: str
+    headers: HeaderDict
+    body: bytes
+    status: FailedMessageStatus = FailedMessageStatus.UNRESOLVED
+    retry_failure: str | None = None
+
+
+@dataclass(frozen=True)
+class FailedImport:
+    """A message of the error queue that could not be imported."""
+
+    native_message_id: str
+    headers: HeaderDict
+    body: bytes
+    reason: str
+
+
+@dataclass(frozen=True)
+class ServiceControlSettings:
+    """The instance's transport-relevant settings."""
+
+    instance_name: str = DEFAULT_INSTANCE_NAME
+    error_queue: str = DEFAULT_ERROR_QUEUE
+    queue_name_prefix: str | None = None
+    wrap_outgoing_messages: bool = True
+    max_concurrency: int | None = None
+    wait_time_seconds: int = DEFAULT_WAIT_TIME_SECONDS
+    clock: Clock = system_clock
+
+
+def unique_message_id(headers: Mapping[str, str | None]) -> str:
+    """``HeaderExtensions.UniqueId``: the retry's unique id, else the deterministic id of the
+    message id and the processing endpoint's name (``ProcessingEndpointName``)."""
+    if RETRY_UNIQUE_MESSAGE_ID in headers:
+        return str(headers[RETRY_UNIQUE_MESSAGE_ID])
+    if PROCESSING_ENDPOINT in headers:
+        endpoint = headers[PROCESSING_ENDPOINT]
+    elif FAILED_QUEUE in headers:
+        endpoint = _queue_part(headers[FAILED_QUEUE])
+    elif REPLY_TO_ADDRESS in headers:
+        endpoint = _queue_part(headers[REPLY_TO_ADDRESS])
+    else:
+        raise ValueError(
+            f"No processing endpoint could be determined for message ({headers.get(MESSAGE_ID)})"
+        )
+    return str(make_id(headers.get(MESSAGE_ID) or "", endpoint or ""))
+
+
+def _queue_part(address: str | None) -> str:
+    """``ExtractQueue``: the part before ``@`` of a ``queue@machine`` address."""
+    if address is None:
+        raise TypeError("Object reference not set to an instance of an object.")
+    return address.split("@", 1)[0]
+
+
+def retry_headers(headers: Mapping[str, str | None]) -> HeaderDict:
+    """``HeaderFilter.RemoveErrorMessageHeaders``."""
+    return {
+        name: value
+        for name, value in headers.items()
+        if not any(name.startswith(prefix) for prefix in HEADERS_REMOVED_ON_RETRY)
+    }
+
+
+class ServiceControl:
+    """A ServiceControl instance with its own SQS client (of its own account)."""
+
+    def __init__(self, sqs: Any, settings: ServiceControlSettings | None = None) -> None:
+        self.settings = settings or ServiceControlSettings()
+        self._sqs = sqs
+        self.queue_cache = QueueCache(sqs, get_sqs_queue_name, self.settings.queue_name_prefix)
+        self.error_queue_address = self.queue_cache.physical_queue_name(self.settings.error_queue)
+        """``ToTransportAddress(QueueAddress(ErrorQueue))``: the acknowledgement queue."""
+        self.staging_queue_address = self.queue_cache.physical_queue_name(
+            f"{self.settings.instance_name}.staging"
+        )
+        self._poison_queue = f"{self.settings.instance_name}.Errors"
+        self.dispatcher = MessageDispatcher(
+            sqs,
+            self.queue_cache,
+            wrap_outgoing_messages=self.settings.wrap_outgoing_messages,
+            clock=self.settings.clock,
+        )
+        self.failed_messages: dict[str, FailedMessage] = {}
+        self.failed_imports: list[FailedImport] = []
+        self._staging_ids: dict[str, str] = {}
+        """The current staging attempt of each retried message."""
+        self._ingestion = self._pump(self.settings.error_queue)
+        self._return_to_sender = self._pump(self.staging_queue_address)
+
+    def _pump(self, address: str) -> InputQueuePump:
+        return InputQueuePump(
+            self._sqs,
+            self.queue_cache,
+            self.queue_cache.physical_queue_name(address),
+            self._poison_queue,
+            max_concurrency=self.settings.max_concurrency,
+            wait_time_seconds=self.settings.wait_time_seconds,
+            clock=self.settings.clock,
+        )
+
+    def install(self) -> None:
+        """The queues its setup creates: the poison queue, the error and staging queues."""
+        creator = QueueCreator(self._sqs, self.queue_cache)
+        creator.create_queue_if_necessary(self._poison_queue, create_delay_queue=False)
+        for address in (self.settings.error_queue, self.staging_queue_address):
+            creator.create_queue_if_necessary(address, create_delay_queue=False)
+
+    def start(self) -> None:
+        """Both receivers need their queue; no delay queue (delayed delivery is disabled)."""
+        self._ingestion.initialize()
+        self._return_to_sender.initialize()
+
+    # Ingestion.
+
+    def ingest(self) -> list[PumpResult]:
+        """Read one batch from the error queue."""
+        return self._ingestion.poll(self._import, self._import_failed)
+
+    def _import(self, context: MessageContext) -> None:
+        headers = context.headers
+        if RETRY_SUCCESSFUL in headers:
+            acknowledged = self.failed_messages.get(str(headers[RETRY_UNIQUE_MESSAGE_ID]))
+            if acknowledged is not None:
+                acknowledged.status = FailedMessageStatus.RESOLVED
+            return
+        time_of_failure = headers.get(TIME_OF_FAILURE)
+        if time_of_failure is not None:
+            from_wire_format(time_of_failure)
+        failed_queue = headers.get(FAILED_QUEUE)
+        if FAILED_QUEUE not in headers or failed_queue is None:
+            raise ValueError(MISSING_FAILED_QUEUE)
+        unique_id = unique_message_id(headers)
+        self.failed_messages[unique_id] = FailedMessage(
+            unique_id,
+            str(headers.get(MESSAGE_ID) or context.native_message_id),
+            failed_queue,
+            dict(headers),
+            context.body,
+        )
+
+    def _import_failed(self, context: ErrorContext) -> ErrorHandleResult:
+        """``ErrorIngestionFaultPolicy.OnError``."""
+        if context.immediate_processing_failures < IMPORT_FAILURES_BEFORE_GIVING_UP:
+            return ErrorHandleResult.RETRY_REQUIRED
+        self.failed_imports.append(
+            FailedImport(
+                context.native_message_id,
+                dict(context.headers),
+                context.body,
+                str(context.exception),
+            )
+        )
+        return ErrorHandleResult.HANDLED
+
+    # Retries.
+
+    def retry(self, unique_message_id: str) -> str:
+        """Stage one failed message for retry; returns the staging id."""
+        failed = self.failed_messages[unique_message_id]
+        staging_id = str(uuid.uuid4())
+        headers = retry_headers(failed.headers)
+        headers[TARGET_ENDPOINT_ADDRESS] = failed.failing_endpoint_address
+        headers[RETRY_UNIQUE_MESSAGE_ID] = failed.unique_message_id
+        headers[RETRY_STAGING_ID] = staging_id
+        headers[RETRY_ATTEMPT_MESSAGE_ID] = failed.message_id
+        staged = OutgoingMessage(f"FailedMessages/{failed.unique_message_id}", headers, b"")
+        self.dispatcher.dispatch([TransportOperation(staged, self.staging_queue_address)])
+        self._staging_ids[unique_message_id] = staging_id
+        failed.status = FailedMessageStatus.RETRY_ISSUED
+        return staging_id
+
+    def forward_staged(self) -> list[PumpResult]:
+        """Read one batch from the staging queue and return the current ones to their senders."""
+        return self._return_to_sender.poll(self._return_to_sender_handle, self._forward_failed)
+
+    def _return_to_sender_handle(self, context: MessageContext) -> None:
+        """``ReturnToSenderDequeuer.Handle`` and ``ReturnToSender.HandleMessage``."""
+        headers = dict(context.headers)
+        unique_id = str(headers.get(RETRY_UNIQUE_MESSAGE_ID))
+        if self._staging_ids.get(unique_id) != headers.get(RETRY_STAGING_ID):
+            return
+        headers.pop(RETRY_STAGING_ID, None)
+        headers[RETRY_ACKNOWLEDGEMENT_QUEUE] = self.error_queue_address
+        body = b""
+        if RETRY_ATTEMPT_MESSAGE_ID in headers:
+            body = self.failed_messages[unique_id].body
+            headers.pop(RETRY_ATTEMPT_MESSAGE_ID)
+        destination = str(headers[TARGET_ENDPOINT_ADDRESS])
+        retry_to = headers.get(RETRY_TO)
+        if retry_to is None:
+            retry_to = destination
+            headers.pop(TARGET_ENDPOINT_ADDRESS)
+        message = OutgoingMessage(context.native_message_id, headers, body)
+        self.dispatcher.dispatch(
+            [TransportOperation(message, retry_to)], context.transport_transaction
+        )
+
+    def _forward_failed(self, context: ErrorContext) -> ErrorHandleResult:
+        """The staging fault manager: the failed message goes back to unresolved."""
+        failed = self.failed_messages.get(str(context.headers.get(RETRY_UNIQUE_MESSAGE_ID)))
+        if failed is not None:
+            failed.status = FailedMessageStatus.UNRESOLVED
+            failed.retry_failure = str(context.exception)
+        return ErrorHandleResult.HANDLED
