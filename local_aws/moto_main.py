@@ -1,5 +1,6 @@
 """The local AWS server process: moto's server with this package's CloudFormation models and
-its SQS time travel (:mod:`local_aws.moto_time_travel`).
+its SQS time travel (:mod:`local_aws.moto_time_travel`) and FIFO queue delays as SQS applies them
+(:mod:`local_aws.moto_fifo_delay`).
 
 ``python -m local_aws.moto_main -H 127.0.0.1 -p PORT`` takes moto server's own arguments;
 :class:`local_aws.moto_server.MotoServer` runs it. The models live in their own module because
@@ -13,7 +14,7 @@ import sys
 
 from moto.server import main as moto_main
 
-from local_aws import moto_time_travel
+from local_aws import moto_fifo_delay, moto_time_travel
 from local_aws.moto_cloudformation import (
     DeliveryStreamResource,
     EmrServerlessApplicationResource,
@@ -21,8 +22,9 @@ from local_aws.moto_cloudformation import (
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Say which models and routes were added (in moto's log), then serve."""
+    """Say which models, routes and behaviours were added (in moto's log), then serve."""
     moto_time_travel.register()
+    moto_fifo_delay.register()
     added = [
         DeliveryStreamResource.cloudformation_type(),
         EmrServerlessApplicationResource.cloudformation_type(),
@@ -32,6 +34,7 @@ def main(argv: list[str] | None = None) -> None:
             {
                 "cloudformation_models_added": added,
                 "routes_added": [moto_time_travel.AGE_MESSAGES_PATH],
+                "behaviours_added": ["a FIFO queue's own delay despite DelaySeconds=0"],
             }
         ),
         file=sys.stderr,

@@ -32,7 +32,6 @@ from local_aws.released_transport.headers import (
     S3_BODY_KEY,
     SQS_MAXIMUM_MESSAGE_SIZE,
 )
-from local_aws.released_transport.naming import FIFO_SUFFIX
 from local_aws.released_transport.sqs_shapes import (
     MessageAttributeValue,
     string_attribute,
@@ -89,8 +88,7 @@ class SqsPreparedMessage:
 
     def _fields(self) -> dict[str, Any]:
         fields: dict[str, Any] = {"MessageBody": self.body}
-        if self.delay_seconds or not self.queue_url.endswith(FIFO_SUFFIX):
-            fields["DelaySeconds"] = self.delay_seconds
+        fields["DelaySeconds"] = self.delay_seconds
         fields["MessageAttributes"] = dict(self.message_attributes)
         if self.message_group_id is not None:
             fields["MessageGroupId"] = self.message_group_id

@@ -117,7 +117,8 @@ def test_Includes_message_id_in_message_attributes_delayed() -> None:
         "StringValue": "1800",
     }
     assert request["MessageGroupId"] == request["MessageDeduplicationId"] == "1234"
-    assert "DelaySeconds" not in request, "0 on a FIFO queue: the queue's own delay applies"
+    # Sent as 0: SQS applies the FIFO delay queue's own 900 s (local_aws.moto_fifo_delay).
+    assert request["DelaySeconds"] == 0
 
 
 def test_Includes_message_id_in_message_attributes() -> None:
