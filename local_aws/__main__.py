@@ -102,7 +102,14 @@ def run(topology_file: Path, out: Path, log_records: int = DEFAULT_RECORDS) -> i
             for line in run_traffic(topology, deployed, moto.endpoint_url).lines():
                 _indent(line)
 
-        step(6, total, "request and reply through the relays, publish to the topic", traffic)
+        step(
+            6,
+            total,
+            "NServiceBus peers (released transport model) talk through the account bridge: "
+            "requests and replies, a failure retried from ServiceControl, a 20-minute delay; "
+            "publish to the topic",
+            traffic,
+        )
 
         def delivery_report() -> None:
             analytics = topology.analytics

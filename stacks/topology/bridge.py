@@ -4,7 +4,8 @@ carry messages, and what a released endpoint must be told so that its answers fi
 A released NServiceBus endpoint resolves every address by name in its own account
 (``GetQueueUrl`` after its queue-name generator). So wherever an endpoint must reach one of
 another account by name, its account gets a *shadow queue* with exactly the name the endpoint
-resolves (and a shadow of that queue's delay queue, for delays over 15 minutes); the account's
+resolves (and, where what goes there may be delayed, a shadow of that queue's delay queue, for
+delays over 15 minutes: not for failed messages or ServiceControl's retries); the account's
 outbound relay forwards what arrives to the remote endpoint's ingress queue, and the remote
 account's inbound relay delivers it: unchanged to an ARN-aware endpoint, which substitutes the
 ARN header itself, and with every address header translated to a name that leads back for a
@@ -23,6 +24,7 @@ An endpoint reaches a remote one by name for four reasons, each provisioned here
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 
@@ -78,24 +80,34 @@ def plan_bridge(topology: Topology) -> BridgePlan:
     conflicts: list[tuple[ShadowQueue, ShadowQueue]] = []
 
     def reach(
-        resolver: Endpoint, remote: Endpoint, names: list[str], path: str, reason: str
+        resolver: Endpoint,
+        remote: Endpoint,
+        names: list[str],
+        path: str,
+        reason: str,
+        *,
+        delays: bool,
     ) -> None:
         """``resolver``'s account needs a shadow of ``remote`` under each name ``resolver``
-        resolves one of ``names`` to."""
+        resolves one of ``names`` to, and of its delay queue if what goes there may be delayed
+        (and ``remote`` takes delays: a FIFO queue does not)."""
         for name in dict.fromkeys(names):
             shadow = ShadowQueue(
                 account=resolver.account,
                 queue_name=resolved_queue_name(name, resolver.queue_name_prefix),
                 remote=remote,
-                delay_queue_name=None
-                if remote.fifo
-                else delay_queue_name(name, resolver.queue_name_prefix),
+                delay_queue_name=delay_queue_name(name, resolver.queue_name_prefix)
+                if delays and not remote.fifo
+                else None,
                 path=path,
                 reason=reason,
             )
-            known = planned.setdefault((shadow.account, shadow.queue_name), shadow)
+            key = (shadow.account, shadow.queue_name)
+            known = planned.setdefault(key, shadow)
             if known.remote != remote:
                 conflicts.append((known, shadow))
+            elif known.delay_queue_name is None and shadow.delay_queue_name is not None:
+                planned[key] = dataclasses.replace(known, delay_queue_name=shadow.delay_queue_name)
 
     for route in topology.routes:
         if route.sender is None:
@@ -104,9 +116,24 @@ def plan_bridge(topology: Topology) -> BridgePlan:
         if sender.account == receiver.account:
             continue
         if route.relay:
-            reach(sender, receiver, [receiver.name], route.path, f"the route from {sender.name}")
+            reach(
+                sender,
+                receiver,
+                [receiver.name],
+                route.path,
+                f"the route from {sender.name}",
+                delays=True,
+            )
         if route.replies and not receiver.arn_aware:
-            reach(receiver, sender, [sender.queue_name], route.path, f"{receiver.name}'s replies")
+            # A reply may be delayed too (DelayDeliveryWith on its options).
+            reach(
+                receiver,
+                sender,
+                [sender.queue_name],
+                route.path,
+                f"{receiver.name}'s replies",
+                delays=True,
+            )
     error = topology.error_queue
     for endpoint in topology.endpoints:
         if endpoint.account == error.account:
@@ -117,6 +144,7 @@ def plan_bridge(topology: Topology) -> BridgePlan:
             [error.name, error.queue_name],
             "topology.errorQueue",
             f"failed messages of {endpoint.name}",
+            delays=False,
         )
         reach(
             error,
@@ -124,6 +152,7 @@ def plan_bridge(topology: Topology) -> BridgePlan:
             [endpoint.queue_name],
             "topology.errorQueue",
             f"ServiceControl's retries to {endpoint.name}",
+            delays=False,  # ServiceControl runs without delayed delivery
         )
     return BridgePlan(tuple(planned.values()), tuple(conflicts))
 

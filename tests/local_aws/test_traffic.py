@@ -1,31 +1,26 @@
-"""The conversation on the deployed example: Shipping (Sales account) asks Billing through the
-account bridge and gets its reply; a publish to OrderBilled reports what moto did with it."""
+"""The main job's traffic on the deployed example, between peers played by the model of the
+released transport: Sales (ARN-aware) and Shipping (released) in the Sales account, Billing
+(released) in the Billing account, the error queue and ServiceControl in the Ops account."""
 
 from __future__ import annotations
-
-from typing import Any
 
 import pytest
 
 from local_aws.accounts import AccountCredentials
-from local_aws.lambda_poller import LambdaPoller
-from local_aws.traffic import (
-    SUBSCRIPTION_MISSING,
-    SubscriptionOutcome,
-    TrafficError,
-    TrafficResult,
-    request_and_reply,
-    run_traffic,
-)
+from local_aws.conversation import Exchange
+from local_aws.publication import SUBSCRIPTION_MISSING, SubscriptionOutcome
+from local_aws.traffic import LATER_DELAY, TrafficResult, conversation_pairs, run_traffic
 from stacks.app_builder import topology_from_context
-from stacks.topology import parse_topology
 
 pytestmark = [pytest.mark.moto, pytest.mark.synth]
 
 SALES = "111111111111"
 BILLING = "222222222222"
-SHIPPING_ARN = f"arn:aws:sqs:us-east-1:{SALES}:Shipping"
-BILLING_ARN = f"arn:aws:sqs:us-east-1:{BILLING}:Billing"
+OPS = "333333333333"
+
+
+def arn(account: str, name: str) -> str:
+    return f"arn:aws:sqs:us-east-1:{account}:{name}"
 
 
 @pytest.fixture(scope="module")
@@ -33,41 +28,66 @@ def traffic(example_deployment: dict[str, AccountCredentials], moto_endpoint: st
     return run_traffic(topology_from_context(None), example_deployment, moto_endpoint)
 
 
-def test_the_request_goes_from_the_shadow_queue_to_billing_through_both_relays(
-    traffic: TrafficResult,
-) -> None:
-    request = traffic.request
-    assert (request.sent_to, request.received_on) == (
-        f"arn:aws:sqs:us-east-1:{SALES}:Billing",
-        BILLING_ARN,
+def the_exchange(traffic: TrafficResult, sender: str, receiver: str) -> Exchange:
+    (found,) = [e for e in traffic.exchanges if (e.sender, e.receiver) == (sender, receiver)]
+    return found
+
+
+def test_every_route_across_accounts_carries_a_request_and_its_reply() -> None:
+    assert conversation_pairs(topology_from_context(None)) == (
+        ("Sales", "Billing"),
+        ("Shipping", "Billing"),
+        ("Billing", "Shipping"),
     )
-    assert [name.split("-")[:2] for name in request.relayed_by] == [
-        ["Messaging", "Sales"],
-        ["Messaging", "Billing"],
-    ]
 
 
-def test_the_request_arrives_with_the_shipping_queue_arn_in_place_of_its_address(
+def test_a_released_receiver_sees_the_released_senders_name_which_leads_back(
     traffic: TrafficResult,
 ) -> None:
-    assert traffic.request.arn_header == {
-        "NServiceBus.ReplyToAddress": SHIPPING_ARN,
-        "NServiceBus.OriginatingEndpoint": SHIPPING_ARN,
-    }
+    done = the_exchange(traffic, "Shipping", "Billing")
+    assert done.request.headers["NServiceBus.ReplyToAddress"] == "Shipping"
+    assert done.request.headers["NServiceBus.OriginatingEndpoint"] == "Shipping"
+    assert done.reply.headers["NServiceBus.ReplyToAddress"] == "Billing"
+    # Shadow in Sales -> outbound relay -> Billing's ingress -> inbound relay, and back.
+    assert len(done.relays) == 4
 
 
-def test_the_reply_goes_back_to_the_shipping_queue_through_both_relays(
+def test_an_arn_aware_sender_reaches_a_released_receiver_directly_and_gets_its_reply(
     traffic: TrafficResult,
 ) -> None:
-    reply = traffic.reply
-    assert (reply.sent_to, reply.received_on) == (
-        f"arn:aws:sqs:us-east-1:{BILLING}:Shipping",
-        SHIPPING_ARN,
+    done = the_exchange(traffic, "Sales", "Billing")
+    assert done.request.headers["NServiceBus.ReplyToAddress"] == "Sales"
+    assert done.request.headers["NServiceBus.Transport.Sqs.ARN"] == (
+        "NServiceBus.ReplyToAddress=" + arn(SALES, "Sales") + ";"
+        "NServiceBus.OriginatingEndpoint=" + arn(SALES, "Sales")
     )
-    assert reply.arn_header == {
-        "NServiceBus.ReplyToAddress": BILLING_ARN,
-        "NServiceBus.OriginatingEndpoint": BILLING_ARN,
-    }
+    # Billing replies by name to the shadow of Sales in its account; the relays stamp its
+    # address, and Sales, ARN-aware, reads it as Billing's queue ARN.
+    assert done.reply.headers["NServiceBus.ReplyToAddress"] == arn(BILLING, "Billing")
+    assert len(done.relays) == 2
+
+
+def test_a_failing_message_reaches_service_control_in_another_account_and_its_retry_succeeds(
+    traffic: TrafficResult,
+) -> None:
+    recovery = traffic.recovery
+    assert recovery is not None
+    assert (recovery.sender, recovery.receiver) == ("Shipping", "Billing")
+    # Five immediate retries in each of four rounds (the first and three delayed retries).
+    assert recovery.attempts == 24
+    assert recovery.failed_queue == "Billing"
+    assert recovery.retried.headers["NServiceBus.ReplyToAddress"] == "Shipping"
+    assert recovery.resolved
+
+
+def test_a_send_delayed_beyond_15_minutes_arrives_when_the_delay_is_up(
+    traffic: TrafficResult,
+) -> None:
+    later = traffic.later
+    assert later is not None
+    assert (later.sender, later.receiver) == ("Shipping", "Billing")
+    assert later.delay_seconds == LATER_DELAY.total_seconds() == 1200
+    assert 1200 <= later.arrived_after_seconds < 1500
 
 
 def test_publishing_order_billed_reports_that_moto_holds_neither_subscription(
@@ -80,7 +100,7 @@ def test_publishing_order_billed_reports_that_moto_holds_neither_subscription(
         SubscriptionOutcome(
             "Sales",
             "sqs",
-            f"arn:aws:sqs:us-east-1:{SALES}:Sales",
+            arn(SALES, "Sales"),
             in_local_aws=False,
             delivered=False,
             note=SUBSCRIPTION_MISSING + "; nothing arrived in the queue",
@@ -96,46 +116,12 @@ def test_publishing_order_billed_reports_that_moto_holds_neither_subscription(
     )
 
 
-def test_the_printed_lines_name_both_messages_and_the_publication(
-    traffic: TrafficResult,
-) -> None:
+def test_the_printed_lines_name_every_message(traffic: TrafficResult) -> None:
     text = "\n".join(traffic.lines())
-    assert traffic.request.message_id in text
-    assert traffic.reply.message_id in text
+    for done in traffic.exchanges:
+        assert done.request.message_id in text
+        assert done.reply.message_id in text
+    assert traffic.later is not None
+    assert traffic.later.arrived.message_id in text
     assert traffic.publication is not None
     assert traffic.publication.message_id in text
-
-
-def test_a_route_without_a_relayed_way_back_is_refused_naming_the_fix(
-    document: dict[str, Any],
-) -> None:
-    document["routes"] = [r for r in document["routes"] if r.get("from") != "Billing"]
-    topology = parse_topology(document)
-
-    with pytest.raises(TrafficError) as refused:
-        request_and_reply(topology, {}, LambdaPoller([], "http://127.0.0.1:1"))
-
-    assert str(refused.value) == (
-        "request: the topology has no relay route from any endpoint to any endpoint with a "
-        'relayed route back; add both to routes[] with "relay": true'
-    )
-
-
-def test_relays_still_busy_when_the_rounds_run_out_fail_the_leg_they_carry(
-    example_deployment: dict[str, AccountCredentials], moto_endpoint: str
-) -> None:
-    # In one round the Sales relays run before the Billing ones (mappings go in ARN order),
-    # so the reply is still in Sales' ingress queue when the round ends.
-    poller = LambdaPoller(list(example_deployment.values()), moto_endpoint)
-
-    with pytest.raises(TrafficError) as stuck:
-        request_and_reply(topology_from_context(None), example_deployment, poller, max_rounds=1)
-
-    assert str(stuck.value).startswith(
-        "reply: the relays did not come to rest: queues still held messages after 1 rounds: "
-        f"arn:aws:sqs:us-east-1:{SALES}:"
-    )
-    poller.pump()
-    poller.client(example_deployment["Sales"], "sqs").purge_queue(
-        QueueUrl=poller.queue_url(SHIPPING_ARN)
-    )

@@ -45,14 +45,32 @@ def test_each_account_gets_a_shadow_for_every_remote_queue_its_endpoints_reach_b
     }
 
 
-def test_every_shadow_has_a_delay_queue_shadow_for_delays_over_15_minutes(
+def test_a_shadow_whose_messages_may_be_delayed_has_a_delay_queue_shadow(
     example_document: dict[str, Any],
 ) -> None:
     plan = plan_bridge(parse_topology(example_document))
-    assert {(s.account, s.delay_queue_name) for s in plan.shadows if s.queue_name == "Billing"} == {
-        ("Sales", "Billing-delay.fifo"),
-        ("Ops", "Billing-delay.fifo"),
+    assert {(s.account, s.queue_name, s.delay_queue_name) for s in plan.shadows} == {
+        # Sends and replies may be delayed beyond 15 minutes.
+        ("Sales", "Billing", "Billing-delay.fifo"),
+        ("Billing", "Shipping", "Shipping-delay.fifo"),
+        ("Billing", "Sales", "Sales-delay.fifo"),
+        # Failed messages and ServiceControl's retries never are.
+        ("Sales", "error", None),
+        ("Billing", "error", None),
+        ("Ops", "Sales", None),
+        ("Ops", "Shipping", None),
+        ("Ops", "Billing", None),
     }
+
+
+def test_a_shadow_needed_for_delays_by_any_of_its_reasons_gets_its_delay_queue(
+    document: dict[str, Any],
+) -> None:
+    document["endpoints"].append({"name": "Audit", "account": "Ops"})
+    document["routes"].append({"from": "Audit", "to": "Billing", "relay": True})
+    plan = plan_bridge(parse_topology(document))
+    (billing_in_ops,) = [s for s in plan.shadows if (s.account, s.queue_name) == ("Ops", "Billing")]
+    assert billing_in_ops.delay_queue_name == "Billing-delay.fifo"
 
 
 def test_the_queues_shadows_lead_to_get_ingress_queues_admitting_those_accounts_relays(

@@ -1,0 +1,293 @@
+"""Conversations between the deployed topology's NServiceBus peers, through the account bridge.
+
+The peers (:mod:`local_aws.peers`) are the model of the released transport, so every message
+here is sent, received, replied to, retried and delayed as an endpoint on the released
+transport (or the seed's ARN-aware one) does it, and nothing reads an ARN on an endpoint's
+behalf: a reply goes wherever the endpoint resolves its ``NServiceBus.ReplyToAddress``.
+
+* :func:`exchange`: a request and its reply (optionally forwarded on the way, as
+  ``ForwardCurrentMessageTo`` does);
+* :func:`recover`: a message whose handler keeps failing, through immediate and delayed retries
+  to the error queue, ServiceControl's ingestion, its retry, and the acknowledgement;
+* :func:`deliver_later`: a send delayed beyond SQS's 15 minutes.
+
+Each returns what the handlers saw, so that tests and the main job read the same facts; each
+raises :class:`ConversationError` naming the step that did not happen and what moved instead.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Final
+
+from local_aws.peers import Activity, Peers
+from local_aws.released_transport.endpoint import MessageHandlerContext
+from local_aws.released_transport.headers import (
+    CORRELATION_ID,
+    ENCLOSED_MESSAGE_TYPES,
+    RETRY_UNIQUE_MESSAGE_ID,
+)
+from local_aws.released_transport.service_control import FailedMessageStatus
+
+REQUEST_TYPE: Final = "LocalAws.Messages.PlaceOrder"
+REPLY_TYPE: Final = "LocalAws.Messages.OrderPlaced"
+FAILING_TYPE: Final = "LocalAws.Messages.BillOrder"
+"""Its handler fails until ServiceControl retries the message (a fault fixed meanwhile)."""
+DELAYED_TYPE: Final = "LocalAws.Messages.RemindCustomer"
+FORWARD_TO_HEADER: Final = "LocalAws.ForwardTo"
+"""On a request: the handler forwards it there instead of replying."""
+
+DELAY_STEP_SECONDS: Final = 300
+"""How far the local AWS's time moves at a time while a delayed message is on its way."""
+RETRY_STEP_SECONDS: Final = 30
+"""How far it moves at a time while delayed retries are pending (NServiceBus's default
+increase is 10 s per retry)."""
+MAX_TIME_STEPS: Final = 40
+
+
+class ConversationError(RuntimeError):
+    """A step of a conversation did not happen; the message says which and what moved."""
+
+
+class HandlerFailedError(RuntimeError):
+    """What the failing handler throws (the fault the retries cannot fix)."""
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """A message as a handler saw it."""
+
+    endpoint: str
+    message_type: str
+    message_id: str
+    headers: Mapping[str, str | None]
+
+
+@dataclass
+class Handlers:
+    """The demo's message handlers, for every endpoint, with every delivery recorded."""
+
+    deliveries: list[Delivery] = field(default_factory=list)
+    failures: list[Delivery] = field(default_factory=list)
+
+    def __call__(self, endpoint: str, context: MessageHandlerContext) -> None:
+        headers = context.message.headers
+        delivery = Delivery(
+            endpoint,
+            str(headers.get(ENCLOSED_MESSAGE_TYPES) or ""),
+            context.message.message_id,
+            dict(headers),
+        )
+        if delivery.message_type == FAILING_TYPE and RETRY_UNIQUE_MESSAGE_ID not in headers:
+            self.failures.append(delivery)
+            raise HandlerFailedError(f"{endpoint} cannot bill the order yet")
+        self.deliveries.append(delivery)
+        if delivery.message_type != REQUEST_TYPE:
+            return
+        forward_to = headers.get(FORWARD_TO_HEADER)
+        if forward_to and forward_to != endpoint:
+            context.forward(forward_to)
+        else:
+            context.reply(REPLY_TYPE, json.dumps({"placed": True}).encode())
+
+    def delivered(self, endpoint: str, message_id: str) -> Delivery | None:
+        return next(
+            (d for d in self.deliveries if d.endpoint == endpoint and d.message_id == message_id),
+            None,
+        )
+
+    def reply_to(self, endpoint: str, request_id: str) -> Delivery | None:
+        return next(
+            (
+                d
+                for d in self.deliveries
+                if d.endpoint == endpoint
+                and d.message_type == REPLY_TYPE
+                and d.headers.get(CORRELATION_ID) == request_id
+            ),
+            None,
+        )
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """A request from ``sender`` to ``receiver`` (through ``forwarder``, if any) and its reply."""
+
+    sender: str
+    receiver: str
+    forwarder: str | None
+    request: Delivery
+    """The request as the receiver's handler saw it."""
+    reply: Delivery
+    """The reply as the sender's handler saw it."""
+    relays: tuple[str, ...]
+    """The relay functions that carried them, in order."""
+    elapsed_ms: float
+
+
+def exchange(
+    peers: Peers,
+    handlers: Handlers,
+    sender: str,
+    receiver: str,
+    *,
+    forwarder: str | None = None,
+) -> Exchange:
+    """``sender`` sends a request to ``receiver`` (to ``forwarder``, which forwards it to
+    ``receiver``) as its team's code would, everything settles, and the reply must be back."""
+    started = time.perf_counter()
+    headers = {FORWARD_TO_HEADER: receiver} if forwarder else None
+    sent = peers.endpoints[sender].send(
+        forwarder or receiver, REQUEST_TYPE, json.dumps({"order": 42}).encode(), headers=headers
+    )
+    activity = peers.settle()
+    request = handlers.delivered(receiver, sent.message_id)
+    if request is None:
+        raise ConversationError(
+            _with_activity(
+                f"request {sent.message_id} from {sender} did not reach {receiver}", activity
+            )
+        )
+    reply = handlers.reply_to(sender, sent.message_id)
+    if reply is None:
+        raise ConversationError(
+            _with_activity(
+                f"the reply of {receiver} to {sender}'s request {sent.message_id} did not "
+                f"arrive (the request carried ReplyToAddress "
+                f"{request.headers.get('NServiceBus.ReplyToAddress')!r})",
+                activity,
+            )
+        )
+    return Exchange(
+        sender,
+        receiver,
+        forwarder,
+        request,
+        reply,
+        activity.relay_functions(),
+        (time.perf_counter() - started) * 1000,
+    )
+
+
+@dataclass(frozen=True)
+class Recovery:
+    """A message that failed on ``receiver`` until ServiceControl retried it."""
+
+    sender: str
+    receiver: str
+    attempts: int
+    """Handler invocations that failed before the message went to the error queue."""
+    failed_queue: str
+    """``NServiceBus.FailedQ`` as ServiceControl stored it: where it retries to."""
+    retried: Delivery
+    """The retried message as the receiver's handler saw it."""
+    resolved: bool
+    """Whether ServiceControl received the receiver's acknowledgement."""
+    waited_seconds: int
+    """Time the local AWS let pass for the delayed retries."""
+
+
+def recover(peers: Peers, handlers: Handlers, sender: str, receiver: str) -> Recovery:
+    """A message from ``sender`` that ``receiver``'s handler keeps failing: through its
+    retries to the error queue; then ServiceControl retries it and it succeeds."""
+    sent = peers.endpoints[sender].send(receiver, FAILING_TYPE, json.dumps({"order": 43}).encode())
+    service_control = peers.service_control
+    activity = peers.settle()
+    waited = 0
+    for _ in range(MAX_TIME_STEPS):
+        failed = [
+            f for f in service_control.failed_messages.values() if f.message_id == sent.message_id
+        ]
+        if failed:
+            break
+        activity = peers.advance(RETRY_STEP_SECONDS)
+        waited += RETRY_STEP_SECONDS
+    else:
+        raise ConversationError(
+            _with_activity(
+                f"message {sent.message_id} that {receiver} cannot handle never reached "
+                f"ServiceControl ({len(handlers.failures)} failed attempts seen; imports that "
+                f"failed: {len(service_control.failed_imports)})",
+                activity,
+            )
+        )
+    (stored,) = failed
+    attempts = sum(1 for f in handlers.failures if f.message_id == sent.message_id)
+    service_control.retry(stored.unique_message_id)
+    activity = peers.settle()
+    retried = handlers.delivered(receiver, sent.message_id)
+    if retried is None:
+        raise ConversationError(
+            _with_activity(
+                f"ServiceControl's retry of {sent.message_id} to {stored.failing_endpoint_address!r} "
+                f"did not reach {receiver}",
+                activity,
+            )
+        )
+    return Recovery(
+        sender,
+        receiver,
+        attempts,
+        stored.failing_endpoint_address,
+        retried,
+        stored.status is FailedMessageStatus.RESOLVED,
+        waited,
+    )
+
+
+@dataclass(frozen=True)
+class LaterDelivery:
+    """A message sent with a delay beyond SQS's 15 minutes, and when it arrived."""
+
+    sender: str
+    receiver: str
+    delay_seconds: int
+    arrived: Delivery
+    arrived_after_seconds: int
+    """The local AWS's time that had passed when the receiver handled it."""
+
+
+def deliver_later(
+    peers: Peers, handlers: Handlers, sender: str, receiver: str, delay: timedelta
+) -> LaterDelivery:
+    """``sender`` sends to ``receiver`` with ``delay``; the local AWS's time passes in steps
+    until the receiver handles it, and it must not have arrived before the delay was up."""
+    sent = peers.endpoints[sender].send(
+        receiver, DELAYED_TYPE, json.dumps({"remind": True}).encode(), delay=delay
+    )
+    activity = peers.settle()
+    elapsed = 0
+    while (arrived := handlers.delivered(receiver, sent.message_id)) is None:
+        if elapsed >= delay.total_seconds() + DELAY_STEP_SECONDS * 3:
+            raise ConversationError(
+                _with_activity(
+                    f"message {sent.message_id} delayed by {delay} did not reach {receiver} "
+                    f"after {elapsed} s of the local AWS's time",
+                    activity,
+                )
+            )
+        activity = peers.advance(DELAY_STEP_SECONDS)
+        elapsed += DELAY_STEP_SECONDS
+    if elapsed < delay.total_seconds():
+        raise ConversationError(
+            f"message {sent.message_id} delayed by {delay} reached {receiver} after only "
+            f"{elapsed} s"
+        )
+    return LaterDelivery(sender, receiver, int(delay.total_seconds()), arrived, elapsed)
+
+
+def _with_activity(text: str, activity: Activity) -> str:
+    """``text`` with what moved meanwhile: the relays' warnings (why a message was refused or
+    kept) and each endpoint's processing outcomes that were not a plain success."""
+    lines = [line for result in activity.relayed for line in result.warning_lines()]
+    for endpoint, outcomes in activity.processed.items():
+        for outcome in outcomes:
+            if outcome.pump.error is not None:
+                lines.append(f"{endpoint}: {outcome.pump.fate.value}: {outcome.pump.error}")
+    if not lines:
+        return f"{text}; nothing was refused or failed on the way"
+    return f"{text}; on the way:\n  " + "\n  ".join(lines)
