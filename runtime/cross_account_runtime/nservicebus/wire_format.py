@@ -41,7 +41,9 @@ A message is a mapping as boto3 returns it (``Body``, ``MessageId``, ``MessageAt
 (``MessageBody``, ``MessageAttributes``).
 
 The relay imports this module at cold start and reads every message with it: it imports
-nothing but :mod:`json` and the modules of this package, and compiles nothing per call.
+nothing but :mod:`json` and the modules of this package, compiles nothing, parses in json's C
+scanners, and remembers the reading of the last body and headers text, since the relay reads a
+message and then writes it back.
 """
 
 from __future__ import annotations
@@ -51,6 +53,8 @@ import json
 # The pattern json itself skips whitespace with: compiled when json is imported, not here.
 from json.decoder import WHITESPACE as JSON_WHITESPACE_RUN  # type: ignore[attr-defined]
 from json.decoder import scanstring as json_scan_string  # type: ignore[attr-defined]
+from json.encoder import c_make_encoder as json_make_encoder  # type: ignore[attr-defined]
+from json.encoder import encode_basestring_ascii as json_encode_ascii
 
 from cross_account_runtime.nservicebus.address_headers import REPLY_TO_ADDRESS
 from cross_account_runtime.nservicebus.dotnet_text import (
@@ -64,7 +68,7 @@ from cross_account_runtime.nservicebus.dotnet_text import (
 # whole module; mypy and ruff treat the name the same way.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Mapping
+    from collections.abc import Callable, Iterable, Mapping, Sequence
     from typing import Final, Literal
 
     WireForm = Literal["attribute", "wrapped", "native"]
@@ -138,9 +142,12 @@ _DECODER: Final = json.JSONDecoder(
     object_pairs_hook=_Members, parse_int=_integer, parse_constant=_refuse_constant
 )
 # json's C scanners, called directly where positions are needed (typeshed does not list them).
-_SCAN_VALUE: Final[Callable[[str, int], tuple[object, int]]] = _DECODER.scan_once  # type: ignore[attr-defined]
+_SCAN_VALUE: Final[Callable[[str, int], tuple[object, int]]] = _PLAIN_DECODER.scan_once  # type: ignore[attr-defined]
 _SCAN_STRING: Final[Callable[[str, int], tuple[str, int]]] = json_scan_string
-_ENCODER: Final = json.JSONEncoder(separators=(",", ":"))
+# json's C encoder made once (JSONEncoder.encode makes one per call): compact, ASCII only.
+_ENCODE: Final[Callable[[object, int], tuple[str, ...]]] = json_make_encoder(
+    None, None, json_encode_ascii, None, ":", ",", False, False, True
+)
 _WHITESPACE_RUN: Final = JSON_WHITESPACE_RUN
 _HEADER_VALUE_TYPES: Final = frozenset({str, type(None)})
 _WHITESPACE_CHARACTERS: Final = (" ", "\t", "\n", "\r")
@@ -284,15 +291,14 @@ def write_headers(message: Mapping[str, object], headers: Mapping[str, str]) -> 
     """
     view, reason, layout = _read(message, None, spans=True)
     current = _text_headers(view.headers)
-    changed: dict[str, str] = {}
-    for name, value in headers.items():
+    changed = {name: value for name, value in headers.items() if current.get(name) != value}
+    for name, value in changed.items():
+        # An unchanged header equals text already read; only the others need checking.
         if type(name) is not str or type(value) is not str:
             raise WireFormatError(
                 f"header {name!r} = {value!r}: NServiceBus headers are text to text; convert "
                 "the name and value to str"
             )
-        if current.get(name) != value:
-            changed[name] = value
     if view.form == "native":
         raise WireFormatError(
             f"the message carries no NServiceBus headers ({reason}); writing some would change "
@@ -300,12 +306,7 @@ def write_headers(message: Mapping[str, object], headers: Mapping[str, str]) -> 
         )
     _refuse_repeated_headers(layout)
     result = dict(message)
-    # Nothing was removed when every change is an addition; counting spares the search.
-    removed = (
-        []
-        if len(current) + len(changed) == len(headers)
-        else [n for n in current if n not in headers]
-    )
+    removed = [] if current.keys() <= headers.keys() else [n for n in current if n not in headers]
     if not changed and not removed:
         return result
     for name in removed:
@@ -339,9 +340,7 @@ def _read(
         raise WireFormatError(
             f"a message must be a dict (as boto3 and Lambda give it), got {type(message).__name__}"
         )
-    _, attributes = _attributes(message)
-    _, body = _body(message)
-    native_id = _native_message_id(message)
+    attributes, body, native_id = _fields(message)
     override = message_id if message_id is not None else native_id
     if HEADERS_ATTRIBUTE in attributes:
         own = _attribute_headers(attributes[HEADERS_ATTRIBUTE])
@@ -364,6 +363,9 @@ def _read(
     found = _wrapped(body, spans) if body is not None else "the body is null"
     if not isinstance(found, str):
         view_headers, wrapped_body, s3_body_key, layout = found
+        if not spans or (override is not None and MESSAGE_ID_HEADER not in view_headers):
+            # A copy for the caller to keep; a write only reads them, unless it adds the id.
+            view_headers = dict(view_headers)
         layout.derived = _try_add_message_id(view_headers, override)
         return TransportView("wrapped", view_headers, wrapped_body, s3_body_key), "", layout
     headers = {}
@@ -408,6 +410,23 @@ def _refuse_repeated_headers(layout: _Layout) -> None:
             f"the body has {layout.headers_members} {WRAPPED_HEADERS_KEY!r} members; a reader "
             "could take either, so the message is refused"
         )
+
+
+def _fields(message: Mapping[str, object]) -> tuple[Mapping[str, object], str | None, str | None]:
+    """The attributes, body and SQS message id; one call, as Lambda spells them, for the relay."""
+    if "body" in message and "Body" not in message and "MessageBody" not in message:
+        body = message["body"]
+        attributes = message.get("messageAttributes")
+        native_id = message.get("messageId")
+        if (
+            (body is None or type(body) is str)
+            and type(attributes) is dict
+            and "MessageAttributes" not in message
+            and (native_id is None or type(native_id) is str)
+            and "MessageId" not in message
+        ):
+            return attributes, body, native_id
+    return _attributes(message)[1], _body(message)[1], _native_message_id(message)
 
 
 def _native_message_id(message: Mapping[str, object]) -> str | None:
@@ -491,6 +510,9 @@ def _attribute_headers(attribute: object) -> Headers:
             f"attribute {HEADERS_ATTRIBUTE} has no text value (data type {data_type!r}); "
             "NServiceBus reads its headers from the text and treats this message as poison"
         )
+    known = _ATTRIBUTE_READINGS.get(text)
+    if known is not None:
+        return known  # type: ignore[return-value]  # only headers are put there
     try:
         headers = _PLAIN_DECODER.decode(text)
     except ValueError as error:
@@ -501,6 +523,7 @@ def _attribute_headers(attribute: object) -> Headers:
     result, problem = _header_object(headers)
     if problem:
         raise WireFormatError(f"attribute {HEADERS_ATTRIBUTE}: {problem}")
+    _ATTRIBUTE_READINGS.put(text, result)
     return result
 
 
@@ -509,7 +532,8 @@ def _header_object(value: object) -> tuple[Headers, str]:
     as a dictionary of text (null allowed; the last of a repeated name wins)."""
     if not isinstance(value, dict | _Members):
         return {}, f"expected a JSON object, got {_kind(value)}"
-    headers: Headers = dict(value)  # type: ignore[arg-type]  # checked just below
+    # A dict the parser just made is ours; _Members become one (the last of a name wins).
+    headers: Headers = value if type(value) is dict else dict(value)  # type: ignore[arg-type]
     types = set(map(type, headers.values()))
     if not _HEADER_VALUE_TYPES.issuperset(types):
         name, item = next(
@@ -531,24 +555,112 @@ def _kind(value: object) -> str:
     return "dict" if isinstance(value, _Members) else type(value).__name__
 
 
-def _wrapped(body: str, spans: bool) -> tuple[Headers, str | None, str | None, _Layout] | str:
-    """The headers, body text, S3 key and layout of a wrapped body, or why the transport
-    would read it as native. With ``spans``, the layout also says where in ``body`` the
-    ``Headers`` member and the members that set a header are (what a write needs; reading
-    without them parses the body in one call).
+class _WrappedReading:
+    """What a wrapped body reads as, and where its headers are in it when that was found on
+    the way (``headers_span`` None otherwise): shared between calls, so never changed."""
 
-    Applies the members in document order, as System.Text.Json's source-generated reader for
-    ``TransportMessage`` does: a later member of the same name wins, names are case-sensitive,
-    unknown members are skipped, and transport 6's top-level ``TimeToBeReceived`` and
-    ``ReplyToAddress`` set their header on the headers read so far (with none yet, .NET throws
-    and the message is native).
+    __slots__ = (
+        "from_members",
+        "headers",
+        "headers_members",
+        "headers_span",
+        "own",
+        "s3_body_key",
+        "text",
+    )
+
+    def __init__(
+        self, headers: Headers, own: Headers, text: str | None, s3_body_key: str | None
+    ) -> None:
+        self.headers = headers
+        self.own = own
+        self.text = text
+        self.s3_body_key = s3_body_key
+        self.headers_members = 0
+        self.headers_span: Span | None = None
+        self.from_members: dict[str, Span] = {}
+
+
+class _Memo:
+    """The result for the last text a reading was made of.
+
+    The relay reads a message's headers and then writes them back, and the write reads the
+    message again: remembering the last reading spares that repetition. The key is the text
+    object itself: a str cannot change, and holding it keeps its identity from being reused.
+    """
+
+    __slots__ = ("entry",)
+
+    def __init__(self) -> None:
+        self.entry: tuple[object, object] = (self, None)
+
+    def get(self, text: str) -> object:
+        key, result = self.entry
+        return result if key is text else None
+
+    def put(self, text: str, result: object) -> None:
+        self.entry = (text, result)
+
+
+_WRAPPED_READINGS: Final = _Memo()
+_ATTRIBUTE_READINGS: Final = _Memo()
+
+
+def _wrapped(body: str, spans: bool) -> tuple[Headers, str | None, str | None, _Layout] | str:
+    """The headers (shared: copy them to change them), body text, S3 key and layout of a
+    wrapped body, or why the transport would read it as native. With ``spans``, the layout
+    also says where in ``body`` the ``Headers`` member and the members that set a header
+    are."""
+    reading = _WRAPPED_READINGS.get(body)
+    if reading is None:
+        reading = _read_wrapped(body)
+        _WRAPPED_READINGS.put(body, reading)
+    if isinstance(reading, str):
+        return reading
+    assert isinstance(reading, _WrappedReading)
+    if spans and reading.headers_span is None:
+        # The name was spelled with escapes, so the one-call parse was used: walk the members.
+        located = _wrapped_reading(_members_with_spans(body, 0, len(body)) or [], body)
+        if isinstance(located, str):
+            return located
+        reading = located
+    layout = _Layout(reading.own)
+    layout.headers_members = reading.headers_members
+    layout.headers_span = reading.headers_span or (0, 0)
+    layout.from_members = reading.from_members
+    return reading.headers, reading.text, reading.s3_body_key, layout
+
+
+def _read_wrapped(body: str) -> _WrappedReading | str:
+    """Read ``body`` as the transport's envelope, or say why the transport would not.
+
+    A body naming ``"Headers"`` is walked member by member, which finds where the members are
+    for a write (the relay rewrites most such messages) and counts repeated ones; any other is
+    parsed in one call, faster, for native messages.
     """
     try:
-        members = _members_with_spans(body, 0, len(body)) if spans else _members(body)
+        if _QUOTED_HEADERS_KEY in body:
+            members: Sequence[tuple[str, object, *tuple[int, ...]]] | None = _members_with_spans(
+                body, 0, len(body)
+            )
+        else:
+            members = _members(body)
     except ValueError as error:
         return f"the body is not a JSON object ({error})"
     if members is None:
         return "the body is not a JSON object"
+    return _wrapped_reading(members, body)
+
+
+def _wrapped_reading(
+    members: Sequence[tuple[str, object, *tuple[int, ...]]], body: str
+) -> _WrappedReading | str:
+    """Apply the members in document order, as System.Text.Json's source-generated reader for
+    ``TransportMessage`` does: a later member of the same name wins, names are case-sensitive,
+    unknown members are skipped, and transport 6's top-level ``TimeToBeReceived`` and
+    ``ReplyToAddress`` set their header on the headers read so far (with none yet, .NET throws
+    and the message is native). Returns why the transport would read the body as native, if it
+    would. Members with their spans (name, value, start, end) also give the spans."""
     headers: Headers | None = None
     own: Headers = {}
     placed: dict[str, int] = {}
@@ -564,7 +676,7 @@ def _wrapped(body: str, spans: bool) -> tuple[Headers, str | None, str | None, _
             own, problem = _header_object(value)
             if problem:
                 return f"its {WRAPPED_HEADERS_KEY!r} member is not an NServiceBus header set: {problem}"
-            headers = dict(own)
+            headers = own  # copied before a transport 6 member changes it
             placed = {"": index}
         elif name in (_WRAPPED_BODY_KEY, S3_BODY_KEY):
             if value is not None and (not isinstance(value, str) or has_lone_surrogate(value)):
@@ -585,6 +697,8 @@ def _wrapped(body: str, spans: bool) -> tuple[Headers, str | None, str | None, _
                     "fails to set it"
                 )
             header, header_value = found
+            if headers is own:
+                headers = dict(own)
             headers[header] = header_value
             placed[header] = index
     if headers is None:
@@ -598,11 +712,11 @@ def _wrapped(body: str, spans: bool) -> tuple[Headers, str | None, str | None, _
             f"its headers have neither {MESSAGE_ID_HEADER} nor {ENCLOSED_MESSAGE_TYPES_HEADER} "
             "and it is not a control message"
         )
-    layout = _Layout(own)
-    layout.headers_members = headers_members
-    if spans:
-        _locate(body, layout, placed, members)  # type: ignore[arg-type]  # spans were asked for
-    return headers, text, s3_body_key, layout
+    reading = _WrappedReading(headers, own, text, s3_body_key)
+    reading.headers_members = headers_members
+    if members and len(members[0]) == 4:
+        _locate(body, reading, placed, members)  # type: ignore[arg-type]  # they have spans
+    return reading
 
 
 def _v1_member(name: str, value: object) -> tuple[str, str] | str | None:
@@ -614,10 +728,10 @@ def _v1_member(name: str, value: object) -> tuple[str, str] | str | None:
         if not isinstance(value, str) or has_lone_surrogate(value):
             return f"its {name!r} member is {_kind(value)}, not text"
         return TIME_TO_BE_RECEIVED_HEADER, value
-    if not isinstance(value, _Members):
+    if not isinstance(value, dict | _Members):
         return f"its {name!r} member is {_kind(value)}, not an object"
     queue: str | None = None
-    for field, item in value:
+    for field, item in value.items() if isinstance(value, dict) else value:
         if field not in (_V1_QUEUE, "Machine"):
             continue
         if item is not None and (not isinstance(item, str) or has_lone_surrogate(item)):
@@ -630,30 +744,33 @@ def _v1_member(name: str, value: object) -> tuple[str, str] | str | None:
 
 
 def _locate(
-    body: str, layout: _Layout, placed: dict[str, int], members: list[tuple[str, object, int, int]]
+    body: str,
+    reading: _WrappedReading,
+    placed: dict[str, int],
+    members: Sequence[tuple[str, object, int, int]],
 ) -> None:
-    """Record in ``layout`` where the ``Headers`` member's value (``placed[""]``) and the JSON
-    strings of the transport 6 members that set a header are in ``body``."""
+    """Record where the ``Headers`` member's value (``placed[""]``) and the JSON strings of the
+    transport 6 members that set a header are in ``body``."""
     for header, index in placed.items():
         _, _, start, end = members[index]
         if header == "":
-            layout.headers_span = (start, end)
+            reading.headers_span = (start, end)
         elif header == REPLY_TO_ADDRESS:
             fields = _members_with_spans(body, start, end) or []
             queue = [(first, last) for field, _, first, last in fields if field == _V1_QUEUE]
-            layout.from_members[header] = queue[-1]
+            reading.from_members[header] = queue[-1]
         else:
-            layout.from_members[header] = (start, end)
+            reading.from_members[header] = (start, end)
 
 
 def _members(body: str) -> list[tuple[str, object]] | None:
     """The members of the JSON object ``body``, None if it is JSON but not an object; raises
     ``ValueError`` for text that is not JSON.
 
-    One C call building dicts, which is exact unless the order of members matters: with a
-    transport 6 member, or more than one ``Headers`` member (counted in the text, which a name
-    spelled with escapes would evade: then the last one is read, as .NET does, and only a write
-    notices the repetition).
+    One C call building dicts, which is exact unless the order of members matters, with a
+    transport 6 member: then they are kept in order. (A ``Headers`` member here has its name
+    spelled with escapes; should there be two, the last is read, as .NET does, and a write, which
+    walks the members, notices the repetition.)
     """
     start = _skip(body, 0)
     document, end = _PLAIN_DECODER.raw_decode(body, start)
@@ -661,11 +778,7 @@ def _members(body: str) -> list[tuple[str, object]] | None:
         raise ValueError(f"extra text after the value at position {end}")
     if not isinstance(document, dict):
         return None
-    if (
-        _V1_TIME_TO_BE_RECEIVED in document
-        or _V1_REPLY_TO_ADDRESS in document
-        or body.count(_QUOTED_HEADERS_KEY) > 1
-    ):
+    if _V1_TIME_TO_BE_RECEIVED in document or _V1_REPLY_TO_ADDRESS in document:
         members: _Members = _DECODER.raw_decode(body, start)[0]
         return members
     return list(document.items())
@@ -676,14 +789,14 @@ def _members_with_spans(
 ) -> list[tuple[str, object, int, int]] | None:
     """The members of the JSON object in ``body[position:stop]`` as (name, value, start, end of
     the value's text), None if the text is JSON but not an object; raises ``ValueError`` for
-    text that is not JSON. Calls the C scanner directly: this runs for every rewritten message.
-    """
+    text that is not JSON. Calls the C scanners directly and skips whitespace only where there
+    is some: this runs for every rewritten message."""
     scan = _SCAN_VALUE
+    blank = _WHITESPACE_CHARACTERS
     try:
         position = _skip(body, position)
         if body[position : position + 1] != "{":
-            end = scan(body, position)[1]
-            _at_end(body, end, stop)
+            _at_end(body, scan(body, position)[1], stop)
             return None
         members: list[tuple[str, object, int, int]] = []
         position = _skip(body, position + 1)
@@ -694,16 +807,22 @@ def _members_with_spans(
             if body[position : position + 1] != '"':
                 raise ValueError(f"expected a member name at position {position}")
             name, position = _SCAN_STRING(body, position + 1)
-            position = _skip(body, position)
+            if body[position : position + 1] in blank:
+                position = _skip(body, position)
             if body[position : position + 1] != ":":
                 raise ValueError(f"expected ':' at position {position}")
-            start = _skip(body, position + 1)
-            value, end = scan(body, start)
-            members.append((name, value, start, end))
-            position = _skip(body, end)
+            start = position + 1
+            if body[start : start + 1] in blank:
+                start = _skip(body, start)
+            value, position = scan(body, start)
+            members.append((name, value, start, position))
+            if body[position : position + 1] in blank:
+                position = _skip(body, position)
             following = body[position : position + 1]
             if following == ",":
-                position = _skip(body, position + 1)
+                position += 1
+                if body[position : position + 1] in blank:
+                    position = _skip(body, position)
             elif following == "}":
                 _at_end(body, position + 1, stop)
                 return members
@@ -735,6 +854,7 @@ def _written_body(
     if _only_added(layout, changed, removed):
         return _with_entries(body, layout.headers_span[1], bool(layout.own), changed)
     own = dict(layout.own)
+    own_changed = bool(removed)
     replacements: list[tuple[Span, str]] = []
     for name in removed:
         if name in layout.from_members:
@@ -744,11 +864,13 @@ def _written_body(
         span = layout.from_members.get(name)
         if span is None:
             own[name] = value
+            own_changed = True
             continue
-        replacements.append((span, json.dumps(value)))
+        replacements.append((span, _json(value)))
         if name == REPLY_TO_ADDRESS and is_null_or_white_space(value):
             # .NET ignores a blank ReplyToAddress.Queue, so the Headers member is read instead.
             own[name] = value
+            own_changed = True
     if own.get(CONTROL_MESSAGE_HEADER) != "True" and not (
         MESSAGE_ID_HEADER in own or ENCLOSED_MESSAGE_TYPES_HEADER in own
     ):
@@ -756,11 +878,17 @@ def _written_body(
             f"after this change the headers would have neither {MESSAGE_ID_HEADER} nor "
             f"{ENCLOSED_MESSAGE_TYPES_HEADER}, and NServiceBus would read the message as native"
         )
-    if own != layout.own:
-        replacements.append((layout.headers_span, _ENCODER.encode(own)))
-    for (start, end), text in sorted(replacements, reverse=True):
+    if own_changed:
+        replacements.append((layout.headers_span, _json(own)))
+    replacements.sort(reverse=True)
+    for (start, end), text in replacements:
         body = body[:start] + text + body[end:]
     return body
+
+
+def _json(value: object) -> str:
+    """``value`` as compact JSON with non-ASCII characters escaped."""
+    return "".join(_ENCODE(value, 0))
 
 
 def _only_added(layout: _Layout, changed: Mapping[str, str], removed: Iterable[str]) -> bool:
@@ -774,9 +902,7 @@ def _only_added(layout: _Layout, changed: Mapping[str, str], removed: Iterable[s
 def _with_entries(text: str, end: int, after_others: bool, added: Mapping[str, str]) -> str:
     """``text`` with ``added`` written into the JSON object that ends at ``end``, just before
     its closing brace: the object's own bytes stay as they are."""
-    entries = ",".join(
-        f"{_ENCODER.encode(name)}:{_ENCODER.encode(value)}" for name, value in added.items()
-    )
+    entries = ",".join(f"{_json(name)}:{_json(value)}" for name, value in added.items())
     return f"{text[: end - 1]}{',' if after_others else ''}{entries}{text[end - 1 :]}"
 
 
@@ -809,7 +935,7 @@ def _written_attributes(
             own[name] = value
     if own != layout.own:
         result[HEADERS_ATTRIBUTE] = _with_text(
-            _as_mapping(attributes[HEADERS_ATTRIBUTE], HEADERS_ATTRIBUTE), _ENCODER.encode(own)
+            _as_mapping(attributes[HEADERS_ATTRIBUTE], HEADERS_ATTRIBUTE), _json(own)
         )
     return result
 

@@ -616,3 +616,36 @@ def test_any_change_reads_back_exactly_in_every_form(extra: dict[str, str]) -> N
         written = write_headers(message, headers)
         assert read_headers(written) == headers
         assert write_headers(written, headers) == written
+
+
+ESCAPED_NAME = '"\\u0048eaders"'
+
+
+def test_a_headers_name_spelled_with_escapes_is_read_and_written() -> None:
+    message = wrapped_message(f'{{"Body":"e30=",{ESCAPED_NAME}:{{"NServiceBus.MessageId":"m"}}}}')
+    assert read_headers(message) == {"NServiceBus.MessageId": "m"}
+    written = write_headers(message, {"NServiceBus.MessageId": "m", "New": "n"})
+    assert written["Body"] == (
+        f'{{"Body":"e30=",{ESCAPED_NAME}:{{"NServiceBus.MessageId":"m","New":"n"}}}}'
+    )
+
+
+@pytest.mark.parametrize("first", ['"Headers"', ESCAPED_NAME])
+def test_two_headers_members_however_spelled_read_as_the_last_and_are_not_written(
+    first: str,
+) -> None:
+    body = f'{{{first}:{{"NServiceBus.MessageId":"a"}},{ESCAPED_NAME}:{{"NServiceBus.MessageId":"b"}}}}'
+    message = wrapped_message(body)
+    assert read_message(message).headers == {"NServiceBus.MessageId": "b"}
+    with pytest.raises(WireFormatError, match="2 'Headers' members"):
+        write_headers(message, {"NServiceBus.MessageId": "c"})
+
+
+def test_headers_read_are_the_callers_to_change() -> None:
+    message = boto3_wrapped()
+    read_headers(message)["NServiceBus.MessageId"] = "changed"
+    read_message(message).headers["NServiceBus.ReplyToAddress"] = "changed"
+    attribute = boto3_attribute()
+    read_headers(attribute)["NServiceBus.MessageId"] = "changed"
+    assert read_headers(message) == HEADERS
+    assert read_headers(attribute) == HEADERS
