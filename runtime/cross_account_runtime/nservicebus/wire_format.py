@@ -127,10 +127,12 @@ _INTEGER: Final = _Integer()
 
 
 def _integer(_text: str) -> _Integer:
+    """``parse_int`` for json: any integer, however long, is :data:`_INTEGER`."""
     return _INTEGER
 
 
 def _refuse_constant(name: str) -> object:
+    """``parse_constant`` for json: NaN and Infinity are not JSON to .NET."""
     raise ValueError(f"{name} is not JSON")
 
 
@@ -148,7 +150,6 @@ _SCAN_STRING: Final[Callable[[str, int], tuple[str, int]]] = json_scan_string
 _ENCODE: Final[Callable[[object, int], tuple[str, ...]]] = json_make_encoder(
     None, None, json_encode_ascii, None, ":", ",", False, False, True
 )
-_WHITESPACE_RUN: Final = JSON_WHITESPACE_RUN
 _HEADER_VALUE_TYPES: Final = frozenset({str, type(None)})
 _WHITESPACE_CHARACTERS: Final = (" ", "\t", "\n", "\r")
 
@@ -397,6 +398,7 @@ def _try_add_message_id(headers: Headers, override: str | None) -> tuple[str, ..
 
 
 def _text_headers(headers: Headers) -> dict[str, str]:
+    """The headers with a value: the same dict when all have one (the usual case)."""
     if None not in headers.values():
         return headers  # type: ignore[return-value]  # no None among the values
     return {name: value for name, value in headers.items() if value is not None}
@@ -550,6 +552,7 @@ def _header_object(value: object) -> tuple[Headers, str]:
 
 
 def _kind(value: object) -> str:
+    """The Python type name of a parsed JSON value, for messages."""
     if value is _INTEGER:
         return "int"
     return "dict" if isinstance(value, _Members) else type(value).__name__
@@ -842,7 +845,7 @@ def _skip(text: str, position: int) -> int:
     """The position after the JSON whitespace at ``position`` (compact JSON has none)."""
     if text[position : position + 1] not in _WHITESPACE_CHARACTERS:
         return position
-    match = _WHITESPACE_RUN.match(text, position)
+    match = JSON_WHITESPACE_RUN.match(text, position)
     return match.end() if match else position
 
 
