@@ -3,7 +3,8 @@
 The stacks must create exactly the queue an endpoint will look up by name, so the names come
 from the runtime's own generator (:func:`cross_account_runtime.nservicebus.transport_address.default_queue_name`: prefix
 applied once, other characters replaced by ``-``) and are checked against SQS's limits before
-CloudFormation ever sees them.
+CloudFormation ever sees them. A prefix the generator would rewrite is refused: with it an
+endpoint looks up a different queue (``DEV-DEV-Sales``) than its address names (``DEV-Sales``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from cross_account_runtime.nservicebus.transport_address import (
     MAX_QUEUE_NAME_LENGTH,
     AddressError,
     check_queue_name,
+    check_queue_name_prefix,
     default_queue_name,
 )
 
@@ -36,6 +38,7 @@ __all__ = [
     "resolved_queue_name",
     "subscription_dead_letter_queue_name",
     "validate_queue_name",
+    "validate_queue_name_prefix",
 ]
 
 
@@ -51,9 +54,16 @@ def validate_queue_name(name: str, *, fifo: bool) -> str:
     return check_queue_name(name)
 
 
+def validate_queue_name_prefix(prefix: str) -> str:
+    """Return ``prefix`` if NServiceBus's default generator keeps it as it is; raise otherwise
+    (the generator would then name a queue other than the endpoint's address)."""
+    return check_queue_name_prefix(prefix)
+
+
 def endpoint_queue_name(endpoint_name: str, prefix: str = "", *, fifo: bool = False) -> str:
     """The queue name of an endpoint: NServiceBus's default generator, plus ``.fifo`` for a
     FIFO queue."""
+    validate_queue_name_prefix(prefix)
     name = default_queue_name(endpoint_name.removesuffix(FIFO_SUFFIX), prefix)
     return validate_queue_name(name + (FIFO_SUFFIX if fifo else ""), fifo=fifo)
 

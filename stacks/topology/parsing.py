@@ -27,6 +27,7 @@ from constructs_lib.queue_naming import (
     dead_letter_queue_name,
     endpoint_queue_name,
     validate_queue_name,
+    validate_queue_name_prefix,
 )
 from constructs_lib.validation import ACCOUNT_ID, ORGANIZATION_ID
 from stacks.topology.analytics import parse_analytics
@@ -229,6 +230,12 @@ def _parse_queue(
         name = None
     if name is None or account is None:
         return None
+    if explicit is None:
+        try:
+            validate_queue_name_prefix(prefix)
+        except QueueNameError as error:
+            check.fail(f"{path}.queueNamePrefix", str(error))
+            return None
     try:
         if explicit is not None:
             queue_name = validate_queue_name(explicit, fifo=fifo)

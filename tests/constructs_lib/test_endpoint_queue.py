@@ -285,6 +285,8 @@ def test_senders_added_later_extend_the_policy_once() -> None:
         ({"queue_name": "has space"}, "SQS queue names hold only"),
         ({"queue_name": "x" * 81}, "at most 80"),
         ({"fifo": True, "queue_name": "NoSuffix"}, "must end with '.fifo'"),
+        ({"queue_name_prefix": "DEV."}, "the queue 'DEV-DEV-Sales'"),
+        ({"queue_name_prefix": "Dév-"}, "at position 1; SQS queue names hold only ASCII"),
     ],
 )
 def test_bad_props_fail_naming_the_prop(props: dict[str, Any], message: str) -> None:

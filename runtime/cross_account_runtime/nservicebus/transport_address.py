@@ -26,6 +26,12 @@ nothing beyond the interpreter's core.
 from __future__ import annotations
 
 from cross_account_runtime.common.partitions import PARTITION_DNS_SUFFIXES, partition_of
+from cross_account_runtime.nservicebus.dotnet_text import (
+    is_letter_or_digit,
+    is_null_or_white_space,
+    starts_with_ordinal,
+    utf16_length,
+)
 
 # A local flag rather than ``typing.TYPE_CHECKING``: importing ``typing`` costs more than this
 # whole module; mypy and ruff treat the name the same way.
@@ -54,6 +60,10 @@ _NAME_CHARACTERS: Final = frozenset(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 )
 _GENERATOR_PROBES: Final = ("MyEndpoint", "Sales.Orders", "error")
+_PREFIX_EXAMPLE: Final = "Sales"
+# The default generator's replacement for ASCII text: every character but letters, digits, '-'
+# and '_' becomes '-'.
+_ASCII_REPLACEMENTS: Final = {code: "-" for code in range(128) if chr(code) not in _NAME_CHARACTERS}
 
 
 class AddressError(ValueError):
@@ -134,10 +144,11 @@ def partition_of_region(region: str) -> str:
 
 
 def check_queue_name(name: str, field: str = "queue name") -> str:
-    """Return ``name`` if SQS accepts it as a queue name; raise otherwise.
+    """Return ``name`` if SQS accepts it as a queue name; raise otherwise, naming the first
+    character SQS refuses and its position (counted in characters from 0).
 
-    1 to 80 characters; letters, digits, ``-`` and ``_``, and a ``.fifo`` suffix for FIFO
-    queues.
+    1 to 80 characters; ASCII letters, digits, ``-`` and ``_``, and a ``.fifo`` suffix for FIFO
+    queues. Stricter than NServiceBus's generator, which keeps Unicode letters and digits.
     """
     if not isinstance(name, str):
         raise AddressError(f"{field} must be text, got {type(name).__name__}")
@@ -153,9 +164,18 @@ def check_queue_name(name: str, field: str = "queue name") -> str:
         bad = next(
             index for index, character in enumerate(base) if character not in _NAME_CHARACTERS
         )
+        character = base[bad]
+        described = (
+            repr(character) if character.isascii() else f"{character!r} (U+{ord(character):04X})"
+        )
         raise AddressError(
-            f"{field} {name!r} has {base[bad]!r} at position {bad}; SQS queue names hold only "
-            "letters, digits, '-' and '_' (and a '.fifo' suffix)"
+            f"{field} {name!r} has {described} at position {bad}; SQS queue names hold only "
+            "ASCII letters, digits, '-' and '_' (and a '.fifo' suffix)"
+            + (
+                ""
+                if character.isascii()
+                else "; NServiceBus keeps Unicode letters and digits, but SQS refuses them"
+            )
         )
     return name
 
@@ -286,52 +306,78 @@ def _region_of_host(host: str, url: str) -> tuple[str, str]:
 
 
 def default_queue_name(destination: str, prefix: str) -> str:
-    """NServiceBus's default queue-name generator.
+    """``QueueCache.GetSqsQueueName``, NServiceBus's default queue-name generator, exactly.
 
-    The prefix is added unless the destination already starts with it (the idempotence the
-    legacy address form needs); the result may have at most 80 characters; characters other
-    than letters, digits, ``-`` and ``_`` become ``-``, except a ``.fifo`` suffix.
+    1. A destination that is empty or white space is refused (.NET's ``IsNullOrWhiteSpace``).
+    2. The prefix is added unless the destination already starts with it (ordinal).
+    3. More than 80 UTF-16 code units, counted before any replacement and including a
+       ``.fifo`` suffix, is refused.
+    4. Every UTF-16 code unit that is not a letter or digit (``char.IsLetterOrDigit``), ``-`` or
+       ``_`` becomes ``-``, except a trailing ``.fifo``. So ``DEV.`` + ``Sales`` is
+       ``DEV-Sales``, a character beyond U+FFFF becomes ``--``, and Unicode letters and digits
+       (``café``) are kept.
 
-    Two refusals go beyond NServiceBus, both for names it would make but SQS would refuse or
-    route elsewhere: non-ASCII letters and digits (NServiceBus keeps them, SQS rejects them),
-    and a prefix that the replacement would change (the rule would stop being idempotent).
+    The result is the transport's name, not necessarily one SQS accepts: :func:`check_queue_name`
+    says whether it does. Nor is the rule idempotent for every prefix: one the replacement
+    rewrites (``DEV.``) does not recognise its own output, so ``DEV-Sales`` becomes
+    ``DEV-DEV-Sales`` (see :func:`check_queue_name_prefix`).
     """
-    if not isinstance(destination, str) or not destination.strip():
-        raise AddressError(f"destination {destination!r} is empty; give the queue's name")
-    _check_prefix(prefix)
-    name = destination if prefix and destination.startswith(prefix) else prefix + destination
-    if len(name) > MAX_QUEUE_NAME_LENGTH:
+    if not isinstance(destination, str) or is_null_or_white_space(destination):
         raise AddressError(
-            f"address {destination!r} with prefix {prefix!r} has {len(name)} characters; SQS "
-            f"queue names have at most {MAX_QUEUE_NAME_LENGTH}: use a shorter name or prefix"
+            f"destination {destination!r} is empty or white space; give the queue's name"
+        )
+    if not isinstance(prefix, str):
+        raise AddressError(f"queue name prefix must be text, got {type(prefix).__name__}")
+    name = (
+        destination if prefix and starts_with_ordinal(destination, prefix) else prefix + destination
+    )
+    length = utf16_length(name)
+    if length > MAX_QUEUE_NAME_LENGTH:
+        raise AddressError(
+            f"address {destination!r} with prefix {prefix!r} has {length} characters (UTF-16 "
+            f"code units, as NServiceBus counts them); queue names have at most "
+            f"{MAX_QUEUE_NAME_LENGTH}: use a shorter name or prefix"
         )
     kept = len(name) - len(FIFO_SUFFIX) if name.endswith(FIFO_SUFFIX) else len(name)
-    characters = list(name)
-    for index in range(kept):
-        character = characters[index]
-        if character in _NAME_CHARACTERS:
-            continue
-        if character.isalpha() or character.isdecimal():
-            raise AddressError(
-                f"destination {destination!r} has {character!r} at position "
-                f"{index - len(name) + len(destination)}; SQS queue names take only ASCII "
-                "letters and digits: rename the endpoint or use a custom generator"
-            )
-        characters[index] = "-"
-    return "".join(characters)
+    head = name[:kept]
+    if head.isascii():
+        return head.translate(_ASCII_REPLACEMENTS) + name[kept:]
+    return "".join(_replaced(character) for character in head) + name[kept:]
 
 
-def _check_prefix(prefix: str) -> None:
-    """Refuse a prefix the default generator's replacement would change."""
+def _replaced(character: str) -> str:
+    """One character as the default generator writes it: kept, ``-``, or ``--`` for the two
+    UTF-16 code units of a character beyond U+FFFF (surrogates are not letters)."""
+    if character in _NAME_CHARACTERS:
+        return character
+    if ord(character) > 0xFFFF:
+        return "--"
+    return character if is_letter_or_digit(character) else "-"
+
+
+def check_queue_name_prefix(prefix: str) -> str:
+    """Return ``prefix`` if NServiceBus's default generator is idempotent with it; raise
+    otherwise.
+
+    The generator adds the prefix only when a name does not already start with it, so a prefix
+    the replacement rewrites (``DEV.`` becomes ``DEV-``) is added again to every name it made:
+    the transport address ``DEV-Sales`` names the queue ``DEV-DEV-Sales``. The transport accepts
+    such a prefix (its start-up check probes only the prefix ``Prefix``); here it is refused,
+    because the queues, the addresses in headers and the relay's routes would disagree.
+    """
     if not isinstance(prefix, str):
         raise AddressError(f"queue name prefix must be text, got {type(prefix).__name__}")
     for index, character in enumerate(prefix):
-        if character not in _NAME_CHARACTERS:
-            raise AddressError(
-                f"queue name prefix {prefix!r} has {character!r} at position {index}; the "
-                "default generator would turn it into '-' and then no longer recognise its own "
-                "names. Use letters, digits, '-' and '_' only"
+        if _replaced(character) != character:
+            once = default_queue_name(_PREFIX_EXAMPLE, prefix)
+            raise NonIdempotentGeneratorError(
+                f"queue name prefix {prefix!r} has {character!r} at position {index}, which "
+                "NServiceBus's default generator turns into '-', so it would no longer "
+                f"recognise its own names: {_PREFIX_EXAMPLE!r} becomes {once!r}, and the "
+                f"transport address {once!r} names the queue "
+                f"{default_queue_name(once, prefix)!r}. Use letters, digits, '-' and '_' only"
             )
+    return prefix
 
 
 class QueueNaming(_Value):
@@ -355,6 +401,8 @@ class QueueNaming(_Value):
             raise AddressError(f"queue name prefix must be text, got {type(prefix).__name__}")
         if not callable(generator):
             raise AddressError("queue name generator must be a function (destination, prefix)")
+        if generator is default_queue_name:
+            check_queue_name_prefix(prefix)
         self._set("prefix", prefix)
         self._set("generator", generator)
         for probe in probes:

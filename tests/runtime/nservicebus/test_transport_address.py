@@ -23,6 +23,7 @@ from cross_account_runtime.nservicebus.transport_address import (
     address_form,
     addressing_from_environment,
     check_queue_name,
+    check_queue_name_prefix,
     default_queue_name,
     parse_queue_arn,
     partition_of_region,
@@ -359,14 +360,19 @@ def test_default_generator_refuses_an_empty_destination() -> None:
         default_queue_name("  ", "dev-")
 
 
-def test_default_generator_refuses_non_ascii_letters_naming_the_position() -> None:
-    with pytest.raises(AddressError, match="'ü' at position 1"):
-        default_queue_name("Zürich", "dev-")
+def test_default_generator_keeps_non_ascii_letters_which_sqs_refuses_naming_the_position() -> None:
+    name = default_queue_name("Zürich", "dev-")
+    assert name == "dev-Zürich"
+    with pytest.raises(AddressError, match=r"'ü' \(U\+00FC\) at position 5"):
+        check_queue_name(name)
 
 
-def test_default_generator_refuses_a_prefix_it_would_rewrite() -> None:
-    with pytest.raises(AddressError, match="no longer recognise its own names"):
-        default_queue_name("Orders", "my.app-")
+def test_a_prefix_the_default_generator_would_rewrite_is_refused_where_names_are_made() -> None:
+    assert default_queue_name("Orders", "my.app-") == "my-app-Orders"
+    with pytest.raises(NonIdempotentGeneratorError, match="no longer recognise its own names"):
+        check_queue_name_prefix("my.app-")
+    with pytest.raises(NonIdempotentGeneratorError, match="no longer recognise its own names"):
+        QueueNaming("my.app-")
 
 
 @given(

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import json
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -11,8 +13,10 @@ from hypothesis import strategies as st
 from cross_account_runtime.nservicebus.arn_header import ARN_HEADER, substitute_incoming
 from cross_account_runtime.nservicebus.wire_format import (
     HEADERS_ATTRIBUTE,
+    TransportView,
     WireFormatError,
     read_headers,
+    read_message,
     wire_form,
     write_headers,
 )
@@ -58,7 +62,8 @@ def boto3_attribute() -> dict[str, object]:
 
 def test_headers_in_the_attribute_are_read_from_a_lambda_record() -> None:
     assert wire_form(lambda_attribute()) == "attribute"
-    assert read_headers(lambda_attribute()) == HEADERS
+    # Every other attribute is a header too, as NServiceBus copies them over the JSON.
+    assert read_headers(lambda_attribute()) == HEADERS | {"Other": "kept"}
 
 
 def test_headers_in_the_attribute_are_read_from_a_boto3_message() -> None:
@@ -131,7 +136,7 @@ def test_a_json_null_attribute_reads_as_no_headers() -> None:
         ({"StringValue": "{not json", "DataType": "String"}, "is not JSON"),
         ({"StringValue": "[1]", "DataType": "String"}, "expected a JSON object"),
         ({"StringValue": '{"a": 1}', "DataType": "String"}, "'a' holds int"),
-        ({"BinaryValue": b"{}", "DataType": "Binary"}, "must be a String attribute"),
+        ({"BinaryValue": b"{}", "DataType": "Binary"}, "has no text value .data type 'Binary'"),
     ],
 )
 def test_a_broken_headers_attribute_is_an_error(attribute: dict[str, object], problem: str) -> None:
@@ -181,7 +186,7 @@ def test_writing_keeps_every_other_field_of_the_message() -> None:
 
 def test_writing_to_the_attribute_changes_only_its_string_value() -> None:
     original = lambda_attribute()
-    written = write_headers(original, HEADERS | {"x": "y"})
+    written = write_headers(original, read_headers(original) | {"x": "y"})
     assert written["body"] == original["body"]
     attributes = written["messageAttributes"]
     assert isinstance(attributes, dict)
@@ -233,3 +238,414 @@ def test_any_headers_written_to_a_wrapped_body_read_back(headers: dict[str, str]
 @given(header_maps)
 def test_any_headers_written_to_the_attribute_read_back(headers: dict[str, str]) -> None:
     assert read_headers(write_headers(lambda_attribute(), headers)) == headers
+
+
+# --- the transport's reading rules ----------------------------------------------------------
+
+
+def wrapped_message(body: str, **attributes: dict[str, object]) -> dict[str, object]:
+    return {"MessageId": "sqs-1", "Body": body, "MessageAttributes": attributes}
+
+
+def string_attribute(value: str, data_type: str = "String") -> dict[str, object]:
+    return {"StringValue": value, "DataType": data_type}
+
+
+BINARY = {"BinaryValue": b"\x00\x01", "DataType": "Binary"}
+
+
+def test_transport_6_members_set_their_headers_after_the_headers_member() -> None:
+    body = (
+        '{"Headers":{"NServiceBus.MessageId":"m","NServiceBus.ReplyToAddress":"Old"},'
+        '"Body":"empty message","S3BodyKey":null,"TimeToBeReceived":"01:00:00",'
+        '"ReplyToAddress":{"Queue":"Sales","Machine":"host"}}'
+    )
+    view = read_message(wrapped_message(body))
+    assert view.form == "wrapped"
+    assert view.headers == {
+        "NServiceBus.MessageId": "m",
+        "NServiceBus.ReplyToAddress": "Sales",
+        "NServiceBus.AmazonSQS.TimeToBeReceived": "01:00:00",
+    }
+    assert view.time_to_be_received == "01:00:00"
+
+
+@pytest.mark.parametrize(
+    "reply_to", ["null", '{"Queue":null}', '{"Queue":"  "}', '{"Machine":"host"}']
+)
+def test_a_transport_6_reply_to_without_a_queue_sets_nothing(reply_to: str) -> None:
+    body = f'{{"Headers":{{"NServiceBus.MessageId":"m"}},"ReplyToAddress":{reply_to}}}'
+    assert read_message(wrapped_message(body)).headers == {"NServiceBus.MessageId": "m"}
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        # .NET sets the property on headers it has not read yet: NullReferenceException.
+        ('{"TimeToBeReceived":"01:00:00","Headers":{"NServiceBus.MessageId":"m"}}', "before any"),
+        ('{"ReplyToAddress":{"Queue":"q"},"Headers":{"NServiceBus.MessageId":"m"}}', "before any"),
+        ('{"Headers":{"NServiceBus.MessageId":"m"},"TimeToBeReceived":5}', "not text"),
+        ('{"Headers":{"NServiceBus.MessageId":"m"},"ReplyToAddress":"q"}', "not an object"),
+        ('{"Headers":{"NServiceBus.MessageId":"m"},"ReplyToAddress":{"Machine":1}}', "not text"),
+        ('{"Headers":{"NServiceBus.MessageId":"m"},"Body":5}', "not text"),
+        ('{"Headers":{"NServiceBus.MessageId":"m"},"S3BodyKey":{}}', "not text"),
+        # Property names are case-sensitive.
+        ('{"headers":{"NServiceBus.MessageId":"m"}}', "no 'Headers' member"),
+        # System.Text.Json refuses NaN and lone surrogates, which Python's json accepts.
+        ('{"Headers":{"NServiceBus.MessageId":"m"},"X":NaN}', "not a JSON object"),
+        ('{"Headers":{"NServiceBus.MessageId":"\\ud800"}}', "lone surrogate"),
+        ('{"Headers":{"NServiceBus.MessageId":"m"},"Body":"\\udc00"}', "not text"),
+        ('{"Headers":{"NServiceBus.MessageId":"m"},', "not a JSON object"),
+        ("null", "not a JSON object"),
+    ],
+)
+def test_bodies_dotnet_fails_to_read_as_a_transport_message_are_native(
+    body: str, reason: str
+) -> None:
+    message = wrapped_message(body)
+    view = read_message(message)
+    assert view.form == "native"
+    assert view.headers == {"NServiceBus.MessageId": "sqs-1"}
+    assert view.body == body
+    with pytest.raises(WireFormatError, match=reason):
+        read_headers(message)
+
+
+def test_a_wrapped_body_is_read_whatever_its_unknown_members_hold() -> None:
+    body = '{"Headers":{"NServiceBus.MessageId":"m"},"X":' + "9" * 5000 + ',"Y":[{"a":[]}]}'
+    assert read_message(wrapped_message(body)).headers == {"NServiceBus.MessageId": "m"}
+
+
+def test_the_last_headers_member_wins_but_read_headers_refuses_two() -> None:
+    body = '{"Headers":{"NServiceBus.MessageId":"a"},"Headers":{"NServiceBus.MessageId":"b"}}'
+    assert read_message(wrapped_message(body)).headers == {"NServiceBus.MessageId": "b"}
+    with pytest.raises(WireFormatError, match="2 'Headers' members"):
+        read_headers(wrapped_message(body))
+
+
+def test_a_null_header_value_is_kept_as_none_and_left_out_of_read_headers() -> None:
+    body = '{"Headers":{"NServiceBus.MessageId":"m","Null":null}}'
+    assert read_message(wrapped_message(body)).headers == {
+        "NServiceBus.MessageId": "m",
+        "Null": None,
+    }
+    assert read_headers(wrapped_message(body)) == {"NServiceBus.MessageId": "m"}
+
+
+def test_wrapped_messages_take_the_message_id_from_the_override_only_when_missing() -> None:
+    body = '{"Headers":{"NServiceBus.EnclosedMessageTypes":"T"}}'
+    assert read_message(wrapped_message(body)).headers["NServiceBus.MessageId"] == "sqs-1"
+    assert read_message(wrapped_message(body), "x").headers["NServiceBus.MessageId"] == "x"
+    # A request to send has no SQS id: no message id is derived.
+    assert read_message({"MessageBody": body}).headers == {"NServiceBus.EnclosedMessageTypes": "T"}
+
+
+def test_attributes_override_the_headers_json_in_any_string_or_number_type() -> None:
+    message = {
+        "MessageId": "sqs-1",
+        "Body": "payload",
+        "MessageAttributes": {
+            HEADERS_ATTRIBUTE: string_attribute(
+                '{"NServiceBus.ReplyToAddress":"Json","Kept":"k","S3BodyKey":"json-key"}',
+                "String.json",
+            ),
+            "NServiceBus.ReplyToAddress": string_attribute("Attribute", "String.address"),
+            "Count": string_attribute("3", "Number"),
+            "Signature": BINARY,
+            "NServiceBus.MessageId": string_attribute("attribute-id"),
+            "NServiceBus.AmazonSQS.DelaySeconds": string_attribute("10", "Number"),
+        },
+    }
+    view = read_message(message)
+    assert view.form == "attribute"
+    assert view.headers == {
+        "NServiceBus.ReplyToAddress": "Attribute",
+        "Kept": "k",
+        "S3BodyKey": "json-key",
+        "Count": "3",
+        "Signature": None,
+        "NServiceBus.MessageId": "sqs-1",
+    }
+    assert view.s3_body_key == "json-key"
+    assert read_headers(message) == {
+        name: value for name, value in view.headers.items() if value is not None
+    }
+
+
+def test_transport_headers_in_the_json_are_dropped_on_receive() -> None:
+    json_headers = {
+        "NServiceBus.MessageId": "m",
+        "NServiceBus.AmazonSQS.TimeToBeReceived": "01:00:00",
+        "NServiceBus.AmazonSQS.DelaySeconds": "5",
+        HEADERS_ATTRIBUTE: "{}",
+    }
+    message = {
+        "Body": "x",
+        "MessageAttributes": {HEADERS_ATTRIBUTE: string_attribute(json.dumps(json_headers))},
+    }
+    assert read_message(message).headers == {"NServiceBus.MessageId": "m"}
+
+
+def test_a_message_type_attribute_makes_a_typed_native_message_with_headers() -> None:
+    message = {
+        "MessageId": "sqs-1",
+        "Body": "{}",
+        "MessageAttributes": {
+            "MessageTypeFullName": string_attribute("Billing.OrderBilled"),
+            "NServiceBus.MessageId": string_attribute("attribute-id"),
+            "NServiceBus.EnclosedMessageTypes": string_attribute("Overwritten"),
+            "Custom": string_attribute("c"),
+        },
+    }
+    view = read_message(message)
+    assert (view.form, view.typed) == ("native", True)
+    assert view.headers == {
+        "MessageTypeFullName": "Billing.OrderBilled",
+        "NServiceBus.EnclosedMessageTypes": "Billing.OrderBilled",
+        "NServiceBus.MessageId": "sqs-1",
+        "Custom": "c",
+    }
+    assert read_message(message, "override").headers["NServiceBus.MessageId"] == "override"
+
+
+def test_a_plain_native_message_has_its_attributes_and_its_sqs_id_as_headers() -> None:
+    message = {
+        "MessageId": "sqs-1",
+        "Body": "plain",
+        "MessageAttributes": {"S3BodyKey": string_attribute("k"), "Sig": BINARY},
+    }
+    view = read_message(message, "ignored")
+    assert (view.form, view.typed, view.s3_body_key) == ("native", False, None)
+    assert view.headers == {"S3BodyKey": "k", "Sig": None, "NServiceBus.MessageId": "sqs-1"}
+
+
+@pytest.mark.parametrize(
+    ("body", "headers", "payload"),
+    [
+        ("empty message", {}, b""),
+        ("e30=", {}, b"{}"),
+        ("abcd", {}, bytes([0x69, 0xB7, 0x1D])),
+        # .NET skips white space in base64, so this text decodes.
+        ("Body Contents", {}, base64.b64decode("BodyContents")),
+        ("{}", {}, b"{}"),
+        ("abc", {}, b"abc"),
+        ("ab=c", {}, b"ab=c"),
+        ("a===", {}, b"a==="),
+        ("", {}, b""),
+        ("café", {}, "café".encode()),
+        # Only a wrapped message's own JSON can hold this header: the body is then text.
+        ("e30=", {HEADERS_ATTRIBUTE: "x"}, b"e30="),
+    ],
+)
+def test_body_bytes_follow_retrieve_body(
+    body: str, headers: dict[str, str | None], payload: bytes
+) -> None:
+    assert TransportView("wrapped", headers, body, None).body_bytes() == payload
+
+
+def test_body_bytes_refuse_a_body_in_s3_and_a_null_body() -> None:
+    with pytest.raises(WireFormatError, match="S3 under the key 'k'"):
+        TransportView("wrapped", {}, "", "k").body_bytes()
+    with pytest.raises(WireFormatError, match="null"):
+        TransportView("native", {}, None, None).body_bytes()
+    assert TransportView("wrapped", {}, "e30=", "").body_bytes() == b"{}"
+
+
+# --- writing where the transport reads -------------------------------------------------------
+
+ATTRIBUTE_MESSAGE: dict[str, object] = {
+    "messageId": "sqs-3",
+    "body": "payload",
+    "messageAttributes": {
+        HEADERS_ATTRIBUTE: {
+            "stringValue": '{"NServiceBus.ReplyToAddress":"Json","Other":"o"}',
+            "dataType": "String",
+        },
+        "NServiceBus.ReplyToAddress": {"stringValue": "Sales", "dataType": "String.address"},
+        "NServiceBus.FailedQ": {"binaryValue": "AAE=", "dataType": "Binary"},
+        "NServiceBus.MessageId": {"stringValue": "attribute-id", "dataType": "String"},
+    },
+}
+V1_BODY = (
+    '{"Headers":{"NServiceBus.EnclosedMessageTypes":"T","NServiceBus.ReplyToAddress":"Sales"},'
+    ' "Body":"empty message","S3BodyKey":null,"TimeToBeReceived":"01:00:00",'
+    '"ReplyToAddress":{"Machine":"m", "Queue" : "Sales"}}'
+)
+MESSAGES: dict[str, dict[str, object]] = {
+    "wrapped": boto3_wrapped(),
+    "attribute": ATTRIBUTE_MESSAGE,
+    "transport-6": {"MessageId": "sqs-4", "Body": V1_BODY},
+}
+
+
+@pytest.mark.parametrize("form", MESSAGES)
+def test_writing_the_headers_read_leaves_the_message_identical(form: str) -> None:
+    message = MESSAGES[form]
+    assert write_headers(message, read_headers(message)) == message
+
+
+@pytest.mark.parametrize("form", MESSAGES)
+@pytest.mark.parametrize("header", ["NServiceBus.ReplyToAddress", "NServiceBus.FailedQ", "New"])
+def test_a_changed_header_is_exactly_the_change_the_transport_reads(form: str, header: str) -> None:
+    message = MESSAGES[form]
+    before = read_message(message)
+    written = write_headers(message, read_headers(message) | {header: ARN})
+    after = read_message(written)
+    assert after.headers == before.headers | {header: ARN}
+    assert (after.form, after.body, after.s3_body_key) == (
+        before.form,
+        before.body,
+        before.s3_body_key,
+    )
+
+
+def test_a_header_an_attribute_supplies_is_written_to_that_attribute() -> None:
+    written = write_headers(
+        ATTRIBUTE_MESSAGE, read_headers(ATTRIBUTE_MESSAGE) | {"NServiceBus.ReplyToAddress": ARN}
+    )
+    attributes = written["messageAttributes"]
+    original = ATTRIBUTE_MESSAGE["messageAttributes"]
+    assert isinstance(attributes, dict)
+    assert isinstance(original, dict)
+    assert attributes["NServiceBus.ReplyToAddress"] == {
+        "stringValue": ARN,
+        "dataType": "String.address",
+    }
+    assert attributes[HEADERS_ATTRIBUTE] == original[HEADERS_ATTRIBUTE]
+
+
+def test_a_null_header_given_text_turns_its_binary_attribute_into_a_string() -> None:
+    written = write_headers(
+        ATTRIBUTE_MESSAGE, read_headers(ATTRIBUTE_MESSAGE) | {"NServiceBus.FailedQ": "Sales"}
+    )
+    attributes = written["messageAttributes"]
+    assert isinstance(attributes, dict)
+    assert attributes["NServiceBus.FailedQ"] == {"stringValue": "Sales", "dataType": "String"}
+
+
+def test_a_derived_message_id_is_not_written_unless_it_changes() -> None:
+    added = write_headers(ATTRIBUTE_MESSAGE, read_headers(ATTRIBUTE_MESSAGE) | {"New": "n"})
+    attributes = added["messageAttributes"]
+    assert isinstance(attributes, dict)
+    assert json.loads(attributes[HEADERS_ATTRIBUTE]["stringValue"]) == {
+        "NServiceBus.ReplyToAddress": "Json",
+        "Other": "o",
+        "New": "n",
+    }
+    changed = write_headers(
+        ATTRIBUTE_MESSAGE, read_headers(ATTRIBUTE_MESSAGE) | {"NServiceBus.MessageId": "new-id"}
+    )
+    attributes = changed["messageAttributes"]
+    assert isinstance(attributes, dict)
+    assert json.loads(attributes[HEADERS_ATTRIBUTE]["stringValue"])["NServiceBus.MessageId"] == (
+        "new-id"
+    )
+    assert read_headers(changed)["NServiceBus.MessageId"] == "new-id"
+
+
+def test_an_added_header_is_appended_keeping_the_headers_json_bytes() -> None:
+    written = write_headers(boto3_wrapped(), HEADERS | {"New": "é+"})
+    assert written["Body"] == WRAPPED_BODY.replace('"Sender"}', '"Sender","New":"\\u00e9+"}')
+
+
+def test_a_transport_6_header_is_written_to_its_member() -> None:
+    message = MESSAGES["transport-6"]
+    headers = read_headers(message)
+    written = write_headers(
+        message,
+        headers
+        | {"NServiceBus.ReplyToAddress": ARN, "NServiceBus.AmazonSQS.TimeToBeReceived": "2"},
+    )
+    assert written["Body"] == V1_BODY.replace('"01:00:00"', '"2"').replace(
+        '"Queue" : "Sales"', f'"Queue" : "{ARN}"'
+    )
+
+
+def test_a_blank_reply_to_is_written_where_the_transport_then_reads_it() -> None:
+    message = MESSAGES["transport-6"]
+    written = write_headers(message, read_headers(message) | {"NServiceBus.ReplyToAddress": " "})
+    assert read_headers(written)["NServiceBus.ReplyToAddress"] == " "
+
+
+@pytest.mark.parametrize("form", MESSAGES)
+def test_a_removed_header_is_removed_from_every_place_it_was(form: str) -> None:
+    message = MESSAGES[form]
+    headers = read_headers(message)
+    del headers["NServiceBus.ReplyToAddress"]
+    assert read_headers(write_headers(message, headers)) == headers
+
+
+@pytest.mark.parametrize(
+    ("message", "change", "problem"),
+    [
+        (
+            ATTRIBUTE_MESSAGE,
+            lambda h: {k: v for k, v in h.items() if k != "NServiceBus.MessageId"},
+            "derives it on receive",
+        ),
+        (
+            ATTRIBUTE_MESSAGE,
+            lambda h: h | {"NServiceBus.AmazonSQS.DelaySeconds": "1"},
+            "removes it from the headers on receive",
+        ),
+        (
+            {"Body": '{"Headers":{"NServiceBus.MessageId":"m"}}'},
+            lambda h: {"Other": h["NServiceBus.MessageId"]},
+            "read the message as native",
+        ),
+    ],
+)
+def test_a_change_the_transport_would_read_differently_is_refused(
+    message: dict[str, object], change: Any, problem: str
+) -> None:
+    with pytest.raises(WireFormatError, match=problem):
+        write_headers(message, change(read_headers(message)))
+
+
+text_headers = st.dictionaries(
+    st.text(max_size=8).filter(lambda name: not name.startswith("NServiceBus.AmazonSQS.")),
+    st.text(max_size=8),
+    max_size=5,
+)
+
+
+@given(text_headers)
+def test_any_change_reads_back_exactly_in_every_form(extra: dict[str, str]) -> None:
+    for message in MESSAGES.values():
+        headers = read_headers(message) | extra
+        written = write_headers(message, headers)
+        assert read_headers(written) == headers
+        assert write_headers(written, headers) == written
+
+
+ESCAPED_NAME = '"\\u0048eaders"'
+
+
+def test_a_headers_name_spelled_with_escapes_is_read_and_written() -> None:
+    message = wrapped_message(f'{{"Body":"e30=",{ESCAPED_NAME}:{{"NServiceBus.MessageId":"m"}}}}')
+    assert read_headers(message) == {"NServiceBus.MessageId": "m"}
+    written = write_headers(message, {"NServiceBus.MessageId": "m", "New": "n"})
+    assert written["Body"] == (
+        f'{{"Body":"e30=",{ESCAPED_NAME}:{{"NServiceBus.MessageId":"m","New":"n"}}}}'
+    )
+
+
+@pytest.mark.parametrize("first", ['"Headers"', ESCAPED_NAME])
+def test_two_headers_members_however_spelled_read_as_the_last_and_are_not_written(
+    first: str,
+) -> None:
+    body = f'{{{first}:{{"NServiceBus.MessageId":"a"}},{ESCAPED_NAME}:{{"NServiceBus.MessageId":"b"}}}}'
+    message = wrapped_message(body)
+    assert read_message(message).headers == {"NServiceBus.MessageId": "b"}
+    with pytest.raises(WireFormatError, match="2 'Headers' members"):
+        write_headers(message, {"NServiceBus.MessageId": "c"})
+
+
+def test_headers_read_are_the_callers_to_change() -> None:
+    message = boto3_wrapped()
+    read_headers(message)["NServiceBus.MessageId"] = "changed"
+    read_message(message).headers["NServiceBus.ReplyToAddress"] = "changed"
+    attribute = boto3_attribute()
+    read_headers(attribute)["NServiceBus.MessageId"] = "changed"
+    assert read_headers(message) == HEADERS
+    assert read_headers(attribute) == HEADERS

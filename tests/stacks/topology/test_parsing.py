@@ -103,6 +103,16 @@ def test_fifo_endpoints_get_fifo_queue_and_dlq_names(document: dict[str, Any]) -
             "at most 80",
         ),
         (
+            lambda d: d["endpoints"][0].update(queueNamePrefix="DEV."),
+            "topology.endpoints[0].queueNamePrefix",
+            "'DEV-Sales' names the queue 'DEV-DEV-Sales'",
+        ),
+        (
+            lambda d: d["endpoints"][0].update(queueNamePrefix="Dév-"),
+            "topology.endpoints[0].name",
+            "SQS queue names hold only ASCII letters",
+        ),
+        (
             lambda d: d["endpoints"][0].update(queueName="sales queue"),
             "topology.endpoints[0].queueName",
             "SQS queue names hold only",
