@@ -6,7 +6,8 @@ Prints one JSON object:
   (:class:`cross_account_runtime.relay.batch.Relay`, what the Lambda entry point calls) on batches
   of 10 records of 20 NServiceBus headers each, with a send function that records the request
   instead of calling SQS (so no network is measured) and the JSON log lines written to
-  ``/dev/null``; for outbound stamping in both wire forms, inbound substitution, and a native
+  ``/dev/null``; for outbound stamping in both wire forms, inbound delivery to an ARN-aware
+  endpoint (unchanged) and to a released one (address headers translated), and a native
   message passing through. ``core_us_per_message`` is the pure core
   (:func:`cross_account_runtime.relay.decision.relay_message`) alone on the same records;
 - ``cold_import``: in fresh interpreters (median and best of several), importing the Lambda
@@ -19,7 +20,6 @@ Prints one JSON object:
 
 from __future__ import annotations
 
-import base64
 import functools
 import json
 import os
@@ -30,8 +30,8 @@ from typing import Any
 import bench_support
 
 from cross_account_runtime.common.json_log import JsonLogger
-from cross_account_runtime.nservicebus.arn_header import stamp_outgoing
-from cross_account_runtime.nservicebus.wire_format import HEADERS_ATTRIBUTE
+from cross_account_runtime.nservicebus.dispatch import unwrapped_message, wrapped_message
+from cross_account_runtime.relay.addresses import stamp
 from cross_account_runtime.relay.batch import Relay
 from cross_account_runtime.relay.config import RelayConfig
 from cross_account_runtime.relay.decision import relay_message
@@ -99,12 +99,6 @@ def record(
     }
 
 
-def wrapped(headers: dict[str, str]) -> str:
-    return json.dumps(
-        {"Headers": headers, "Body": base64.b64encode(PAYLOAD.encode()).decode(), "S3BodyKey": None}
-    )
-
-
 def string_attribute(value: str) -> dict[str, Any]:
     return {
         "stringValue": value,
@@ -112,6 +106,25 @@ def string_attribute(value: str) -> dict[str, Any]:
         "binaryListValues": [],
         "dataType": "String",
     }
+
+
+def as_sent(message: dict[str, object]) -> tuple[str, dict[str, Any]]:
+    """The body and the Lambda record's attributes of a message built as the released
+    transport's dispatcher builds it (:mod:`cross_account_runtime.nservicebus.dispatch`)."""
+    attributes: dict[str, Any] = message["MessageAttributes"]  # type: ignore[assignment]
+    return str(message["MessageBody"]), {
+        name: string_attribute(attribute["StringValue"]) for name, attribute in attributes.items()
+    }
+
+
+def wrapped(headers: dict[str, str]) -> tuple[str, dict[str, Any]]:
+    """The transport's default form: compact JSON, its escaping, the message id attribute."""
+    return as_sent(wrapped_message(headers["NServiceBus.MessageId"], headers, PAYLOAD.encode()))
+
+
+def unwrapped(headers: dict[str, str]) -> tuple[str, dict[str, Any]]:
+    """``DoNotWrapOutgoingMessages``: the payload as the body, the headers in an attribute."""
+    return as_sent(unwrapped_message(headers["NServiceBus.MessageId"], headers, PAYLOAD.encode()))
 
 
 def batches() -> dict[str, tuple[RelayConfig, dict[str, Any]]]:
@@ -124,42 +137,47 @@ def batches() -> dict[str, tuple[RelayConfig, dict[str, Any]]]:
                 "deadLetterQueue": "arn:aws:sqs:us-east-1:111111111111:Billing-dlq",
             }
         },
-        {LOCAL_ADDRESS: SALES_ARN},
+        [LOCAL_ADDRESS],
     )
-    inbound = RelayConfig(
-        "inbound",
-        {
-            INGRESS_ARN: {
-                "destination": "arn:aws:sqs:us-east-1:222222222222:Billing",
-                "deadLetterQueue": "arn:aws:sqs:us-east-1:222222222222:Billing-ingress-dlq",
-            }
-        },
-    )
+
+    def inbound(receiver: str) -> RelayConfig:
+        route = {
+            "destination": "arn:aws:sqs:us-east-1:222222222222:Billing",
+            "deadLetterQueue": "arn:aws:sqs:us-east-1:222222222222:Billing-ingress-dlq",
+            "receiver": receiver,
+        }
+        if receiver == "arn":
+            return RelayConfig("inbound", {INGRESS_ARN: route})
+        # Billing reaches Sales through its shadow, and three more queues of other accounts.
+        book = {
+            "arn:aws:sqs:us-east-1:111111111111": ["Sales", "Shipping"],
+            "arn:aws:sqs:us-east-1:222222222222": ["Billing"],
+            "arn:aws:sqs:us-east-1:333333333333": ["error"],
+        }
+        return RelayConfig(
+            "inbound", {INGRESS_ARN: {**route, "addressBook": "1"}}, address_books={"1": book}
+        )
+
     headers = message_headers()
-    stamped = stamp_outgoing(headers, LOCAL_ADDRESS, SALES_ARN)
+    # What the outbound relay forwards: the ARN header lists the address headers it stamped.
+    stamped = {**headers, **stamp(headers, {LOCAL_ADDRESS: SALES_ARN})[0]}
     numbers = range(BATCH_SIZE)
     return {
         "outbound_wrapped": (
             outbound,
-            {"Records": [record(SHADOW_ARN, n, wrapped(headers)) for n in numbers]},
+            {"Records": [record(SHADOW_ARN, n, *wrapped(headers)) for n in numbers]},
         ),
         "outbound_attribute": (
             outbound,
-            {
-                "Records": [
-                    record(
-                        SHADOW_ARN,
-                        n,
-                        PAYLOAD,
-                        {HEADERS_ATTRIBUTE: string_attribute(json.dumps(headers))},
-                    )
-                    for n in numbers
-                ]
-            },
+            {"Records": [record(SHADOW_ARN, n, *unwrapped(headers)) for n in numbers]},
         ),
-        "inbound_wrapped": (
-            inbound,
-            {"Records": [record(INGRESS_ARN, n, wrapped(stamped)) for n in numbers]},
+        "inbound_wrapped_arn_aware": (
+            inbound("arn"),
+            {"Records": [record(INGRESS_ARN, n, *wrapped(stamped)) for n in numbers]},
+        ),
+        "inbound_wrapped_released": (
+            inbound("name"),
+            {"Records": [record(INGRESS_ARN, n, *wrapped(stamped)) for n in numbers]},
         ),
         "native_passthrough": (
             outbound,

@@ -37,13 +37,14 @@ ARN_PREFIX = "arn:"
 def stamp(
     headers: Mapping[str, str], local_queues: Mapping[str, str]
 ) -> tuple[dict[str, str], tuple[str, ...]]:
-    """The headers with the ARN header listing every address header that names a local queue
-    (``local_queues``: address to queue ARN); returns them and the names stamped.
+    """The changes that list in the ARN header every address header naming a local queue
+    (``local_queues``: address to queue ARN), and the names listed.
 
-    Existing entries are kept (an earlier hop's), and an entry for a header that now names a
-    local queue is replaced: the value is what the message carries now. The ARN header must
-    already be valid; :func:`cross_account_runtime.nservicebus.arn_header.encode` refuses what
-    it cannot list.
+    The changes are the ARN header alone, or nothing when it already lists them all. Existing
+    entries are kept (an earlier hop's), and an entry for a header that now names a local queue
+    is replaced: the value is what the message carries now. The ARN header must already be
+    valid; :func:`cross_account_runtime.nservicebus.arn_header.encode` refuses what it cannot
+    list.
     """
     stamped = {
         name: local_queues[value]
@@ -51,23 +52,22 @@ def stamp(
         if name in ADDRESS_HEADERS and value in local_queues
     }
     if not stamped:
-        return dict(headers), ()
+        return {}, ()
     entries = decode(headers[ARN_HEADER]) if ARN_HEADER in headers else {}
     if all(entries.get(name) == arn for name, arn in stamped.items()):
-        return dict(headers), tuple(stamped)
+        return {}, tuple(stamped)
     entries.update(stamped)
-    return {**headers, ARN_HEADER: encode(entries)}, tuple(stamped)
+    return {ARN_HEADER: encode(entries)}, tuple(stamped)
 
 
 def translate(
     headers: Mapping[str, str], addresses: Mapping[str, str]
-) -> tuple[dict[str, str], tuple[str, ...], tuple[str, ...]]:
-    """The headers with every address header whose queue ARN is known written as the address
-    ``addresses`` gives for that ARN, or as the ARN where it gives none; returns them, the names
-    rewritten and the names whose queue the receiver cannot reach by name."""
+) -> tuple[dict[str, str], tuple[str, ...]]:
+    """The changes that write every address header whose queue ARN is known as the address
+    ``addresses`` gives for that ARN, or as the ARN where it gives none; and the names of the
+    headers whose queue the receiver cannot reach by name."""
     entries = decode(headers[ARN_HEADER]) if ARN_HEADER in headers else {}
-    translated = dict(headers)
-    changed: list[str] = []
+    changes: dict[str, str] = {}
     unreachable: list[str] = []
     for name, value in headers.items():
         if name not in ADDRESS_HEADERS:
@@ -80,6 +80,5 @@ def translate(
             unreachable.append(name)
             address = arn
         if address != value:
-            translated[name] = address
-            changed.append(name)
-    return translated, tuple(changed), tuple(unreachable)
+            changes[name] = address
+    return changes, tuple(unreachable)

@@ -46,11 +46,9 @@ from cross_account_runtime.nservicebus.arn_header import (
 )
 from cross_account_runtime.nservicebus.transport_address import AddressError, parse_queue_arn
 from cross_account_runtime.nservicebus.wire_format import (
-    HEADERS_ATTRIBUTE,
+    HeadersUpdate,
     WireFormatError,
-    read_headers,
     wire_form,
-    write_headers,
 )
 from cross_account_runtime.relay.addresses import stamp, translate
 from cross_account_runtime.relay.config import (
@@ -190,7 +188,7 @@ def relay_message(
     found_form: str | None = None
     try:
         _check_record(record, route)
-        headers = _nservicebus_headers(record)
+        update = _nservicebus_headers(record)
         remaining = 0
         if route.delayed:
             if now is None:
@@ -203,18 +201,11 @@ def relay_message(
         message: Mapping[str, Any] = record
         rewritten: tuple[str, ...] = ()
         unreachable: tuple[str, ...] = ()
-        if headers is not None:
-            # Readers look for the headers attribute before the wrapped body, so once headers
-            # were read its presence alone tells the form (asking wire_form would parse again).
-            attributes_in = record.get("messageAttributes")
-            found_form = (
-                "attribute"
-                if isinstance(attributes_in, dict) and HEADERS_ATTRIBUTE in attributes_in
-                else "wrapped"
-            )
-            changed, rewritten, unreachable = _rewrite(headers, route, config)
-            if changed != headers:
-                message = write_headers(record, changed)
+        if update is not None:
+            found_form = update.form
+            changes, rewritten, unreachable = _rewrite(update.headers, route, config)
+            if changes:
+                message = update.write(changes)
         attributes = _send_attributes(message.get("messageAttributes"))
         if route.delayed:
             attributes.pop(DELAY_SECONDS_ATTRIBUTE, None)
@@ -276,10 +267,11 @@ def _check_record(record: Mapping[str, Any], route: SourceQueueRoute) -> None:
         )
 
 
-def _nservicebus_headers(record: Mapping[str, Any]) -> dict[str, str] | None:
-    """The record's NServiceBus headers, or ``None`` for a native message (forwarded as is)."""
+def _nservicebus_headers(record: Mapping[str, Any]) -> HeadersUpdate | None:
+    """The record's NServiceBus headers, read to be written back, or ``None`` for a native
+    message (forwarded as is)."""
     try:
-        return read_headers(record)
+        return HeadersUpdate(record)
     except WireFormatError as error:
         try:
             native = wire_form(record) == "native"
@@ -295,17 +287,20 @@ def _nservicebus_headers(record: Mapping[str, Any]) -> dict[str, str] | None:
 def _rewrite(
     headers: dict[str, str], route: SourceQueueRoute, config: RelayConfig
 ) -> tuple[dict[str, str], tuple[str, ...], tuple[str, ...]]:
-    """Stamp (outbound) or translate for a released receiver (inbound); return the headers,
-    the names rewritten and the address headers a released receiver cannot resolve back."""
+    """Stamp (outbound) or translate for a released receiver (inbound); return the changes to
+    the headers, the names of the address headers stamped or translated and those a released
+    receiver cannot resolve back."""
     if ARN_HEADER in headers:
         _check_arn_header(headers)
     if config.direction is RelayDirection.INBOUND:
         if route.receiver is ReceiverAddressing.NAME:
-            return translate(headers, route.addresses)
-        return headers, (), ()
+            changes, unreachable = translate(headers, route.addresses)
+            return changes, tuple(changes), unreachable
+        return {}, (), ()
     # Address header names are plain and ARNs never start with "=" or end with ";", and the
     # ARN header was read above: the entries always encode.
-    return (*stamp(headers, config.local_endpoints), ())
+    changes, stamped = stamp(headers, config.local_endpoints)
+    return changes, stamped, ()
 
 
 def _check_arn_header(headers: dict[str, str]) -> None:

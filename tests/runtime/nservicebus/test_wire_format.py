@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from cross_account_runtime.nservicebus.arn_header import ARN_HEADER, substitute_incoming
 from cross_account_runtime.nservicebus.wire_format import (
     HEADERS_ATTRIBUTE,
+    HeadersUpdate,
     TransportView,
     WireFormatError,
     read_headers,
@@ -649,3 +650,27 @@ def test_headers_read_are_the_callers_to_change() -> None:
     read_headers(attribute)["NServiceBus.MessageId"] = "changed"
     assert read_headers(message) == HEADERS
     assert read_headers(attribute) == HEADERS
+
+
+@pytest.mark.parametrize("message", [boto3_wrapped, lambda_attribute], ids=["wrapped", "attribute"])
+def test_an_update_reads_once_and_writes_only_the_changes_as_write_headers_would(
+    message: Any,
+) -> None:
+    original = message()
+    update = HeadersUpdate(original)
+    assert update.headers == read_headers(original)
+    assert update.form == wire_form(original)
+    changes = {"NServiceBus.ReplyToAddress": ARN, ARN_HEADER: f"NServiceBus.ReplyToAddress={ARN}"}
+    assert update.write(changes) == write_headers(original, {**read_headers(original), **changes})
+
+
+def test_an_update_that_changes_nothing_gives_the_message_unchanged() -> None:
+    original = boto3_wrapped()
+    update = HeadersUpdate(original)
+    assert update.write({"NServiceBus.ReplyToAddress": "Sender"}) == original
+
+
+def test_an_update_of_a_native_message_is_refused_as_reading_it_is() -> None:
+    native = {"MessageId": "sqs-3", "Body": "plain text"}
+    with pytest.raises(WireFormatError, match="the message carries no NServiceBus headers: "):
+        HeadersUpdate(native)
