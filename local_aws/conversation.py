@@ -9,7 +9,9 @@ behalf: a reply goes wherever the endpoint resolves its ``NServiceBus.ReplyToAdd
   ``ForwardCurrentMessageTo`` does);
 * :func:`recover`: a message whose handler keeps failing, through immediate and delayed retries
   to the error queue, ServiceControl's ingestion, its retry, and the acknowledgement;
-* :func:`deliver_later`: a send delayed beyond SQS's 15 minutes.
+* :func:`deliver_later`: a send delayed beyond SQS's 15 minutes;
+* :func:`reply_to_originator`: a saga that stores the requester's address, waits for its
+  timeout (a delayed message to itself) and then answers the stored address.
 
 Each returns what the handlers saw, so that tests and the main job read the same facts; each
 raises :class:`ConversationError` naming the step that did not happen and what moved instead.
@@ -29,6 +31,7 @@ from local_aws.released_transport.endpoint import MessageHandlerContext
 from local_aws.released_transport.headers import (
     CORRELATION_ID,
     ENCLOSED_MESSAGE_TYPES,
+    REPLY_TO_ADDRESS,
     RETRY_UNIQUE_MESSAGE_ID,
 )
 from local_aws.released_transport.service_control import FailedMessageStatus
@@ -40,6 +43,11 @@ FAILING_TYPE: Final = "LocalAws.Messages.BillOrder"
 DELAYED_TYPE: Final = "LocalAws.Messages.RemindCustomer"
 FORWARD_TO_HEADER: Final = "LocalAws.ForwardTo"
 """On a request: the handler forwards it there instead of replying."""
+SAGA_START_TYPE: Final = "LocalAws.Messages.StartBilling"
+SAGA_TIMEOUT_TYPE: Final = "LocalAws.Messages.BillingTimeout"
+SAGA_ID_HEADER: Final = "LocalAws.SagaId"
+SAGA_TIMEOUT: Final = timedelta(minutes=20)
+"""Beyond 15 minutes, so the timeout goes through the saga endpoint's own delay queue."""
 
 DELAY_STEP_SECONDS: Final = 300
 """How far the local AWS's time moves at a time while a delayed message is on its way."""
@@ -73,6 +81,8 @@ class Handlers:
 
     deliveries: list[Delivery] = field(default_factory=list)
     failures: list[Delivery] = field(default_factory=list)
+    originators: dict[str, str | None] = field(default_factory=dict)
+    """Each saga's stored ``Originator`` (the starting message's reply address), by saga id."""
 
     def __call__(self, endpoint: str, context: MessageHandlerContext) -> None:
         headers = context.message.headers
@@ -86,6 +96,20 @@ class Handlers:
             self.failures.append(delivery)
             raise HandlerFailedError(f"{endpoint} cannot bill the order yet")
         self.deliveries.append(delivery)
+        if delivery.message_type == SAGA_START_TYPE:
+            # As core's saga persistence stores the originator, then RequestTimeout.
+            self.originators[delivery.message_id] = headers.get(REPLY_TO_ADDRESS)
+            context.send(
+                endpoint,
+                SAGA_TIMEOUT_TYPE,
+                b"{}",
+                delay=SAGA_TIMEOUT,
+                headers={SAGA_ID_HEADER: delivery.message_id},
+            )
+        if delivery.message_type == SAGA_TIMEOUT_TYPE:
+            # ReplyToOriginator: a send to the stored address, correlated to the start.
+            originator = self.originators[str(headers[SAGA_ID_HEADER])]
+            context.send(str(originator), REPLY_TYPE, json.dumps({"billed": True}).encode())
         if delivery.message_type != REQUEST_TYPE:
             return
         forward_to = headers.get(FORWARD_TO_HEADER)
@@ -278,6 +302,43 @@ def deliver_later(
             f"{elapsed} s"
         )
     return LaterDelivery(sender, receiver, int(delay.total_seconds()), arrived, elapsed)
+
+
+@dataclass(frozen=True)
+class SagaReply:
+    """A saga on ``receiver`` that answered ``sender`` after its timeout."""
+
+    sender: str
+    receiver: str
+    originator: str | None
+    """The address the saga stored from the starting message."""
+    reply: Delivery
+    """The answer as the sender's handler saw it."""
+    answered_after_seconds: int
+    """The local AWS's time that had passed when the sender handled it."""
+
+
+def reply_to_originator(peers: Peers, handlers: Handlers, sender: str, receiver: str) -> SagaReply:
+    """``sender`` starts a saga on ``receiver``; the saga answers the stored originator when
+    its timeout (:data:`SAGA_TIMEOUT`) fires, and the answer must reach ``sender``."""
+    sent = peers.endpoints[sender].send(
+        receiver, SAGA_START_TYPE, json.dumps({"order": 44}).encode()
+    )
+    activity = peers.settle()
+    elapsed = 0
+    while (reply := handlers.reply_to(sender, sent.message_id)) is None:
+        if elapsed >= SAGA_TIMEOUT.total_seconds() + DELAY_STEP_SECONDS * 3:
+            raise ConversationError(
+                _with_activity(
+                    f"the saga {receiver} started for {sender} ({sent.message_id}) did not "
+                    f"answer its originator {handlers.originators.get(sent.message_id)!r} after "
+                    f"{elapsed} s of the local AWS's time",
+                    activity,
+                )
+            )
+        activity = peers.advance(DELAY_STEP_SECONDS)
+        elapsed += DELAY_STEP_SECONDS
+    return SagaReply(sender, receiver, handlers.originators[sent.message_id], reply, elapsed)
 
 
 def _with_activity(text: str, activity: Activity) -> str:

@@ -4,8 +4,9 @@ NServiceBus peers through the account bridge, then a publish to a topic.
 Every cross-account route of the topology carries a request and its reply
 (:func:`local_aws.conversation.exchange`); one receiver's handler fails until ServiceControl
 retries the message (:func:`~local_aws.conversation.recover`); one send is delayed by 20
-minutes (:func:`~local_aws.conversation.deliver_later`), which the local AWS's time travel
-lets pass in a second. The peers are the model of the released transport
+minutes (:func:`~local_aws.conversation.deliver_later`), and a saga answers its originator
+after a 20-minute timeout (:func:`~local_aws.conversation.reply_to_originator`); the local
+AWS's time travel lets the minutes pass in a second. The peers are the model of the released transport
 (:mod:`local_aws.peers`), the relays run through :class:`local_aws.lambda_poller.LambdaPoller`.
 """
 
@@ -22,9 +23,11 @@ from local_aws.conversation import (
     Handlers,
     LaterDelivery,
     Recovery,
+    SagaReply,
     deliver_later,
     exchange,
     recover,
+    reply_to_originator,
 )
 from local_aws.lambda_poller import LambdaPoller
 from local_aws.peers import Peers
@@ -43,6 +46,7 @@ class TrafficResult:
     exchanges: tuple[Exchange, ...]
     recovery: Recovery | None
     later: LaterDelivery | None
+    saga: SagaReply | None
     publication: Publication | None
 
     def lines(self) -> list[str]:
@@ -62,6 +66,13 @@ class TrafficResult:
                 f"delayed {later.delay_seconds} s {later.sender} -> {later.receiver}: "
                 f"{later.arrived.message_id} handled after {later.arrived_after_seconds} s of "
                 "local time"
+            )
+        if self.saga is not None:
+            saga = self.saga
+            lines.append(
+                f"saga on {saga.receiver} for {saga.sender}: stored originator "
+                f"{saga.originator!r}, answered it ({saga.reply.message_id}) after its timeout, "
+                f"{saga.answered_after_seconds} s of local time later"
             )
         if self.publication is not None:
             published = self.publication
@@ -112,9 +123,9 @@ def run_traffic(
     *,
     topic: str | None = None,
 ) -> TrafficResult:
-    """Every conversation pair's exchange; the recovery and the late delivery on the first
-    pair whose sender is released (the bridge carries it both ways), else the first pair;
-    then a publish to ``topic`` (default: the topology's first)."""
+    """Every conversation pair's exchange; the recovery, the late delivery and a saga's reply
+    to its originator on the first pair whose sender is released (the bridge carries it both
+    ways), else the first pair; then a publish to ``topic`` (default: the topology's first)."""
     poller = LambdaPoller(list(accounts.values()), endpoint_url)
     handlers = Handlers()
     peers = Peers(topology, accounts, poller, handlers)
@@ -122,10 +133,11 @@ def run_traffic(
     exchanges = tuple(exchange(peers, handlers, s, r) for s, r in pairs)
     released = [p for p in pairs if not topology.endpoint(p[0]).arn_aware]
     chosen = next(iter(released or pairs), None)
-    recovery = later = None
+    recovery = later = saga = None
     if chosen is not None:
         recovery = recover(peers, handlers, *chosen)
         later = deliver_later(peers, handlers, *chosen, LATER_DELAY)
+        saga = reply_to_originator(peers, handlers, *chosen)
     selected = topic_named(topology, topic)
     publication = None if selected is None else publish(topology, accounts, poller, selected)
-    return TrafficResult(topology, exchanges, recovery, later, publication)
+    return TrafficResult(topology, exchanges, recovery, later, saga, publication)

@@ -16,7 +16,13 @@ from typing import Any
 import pytest
 
 from local_aws.accounts import AccountCredentials
-from local_aws.conversation import Handlers, deliver_later, exchange, recover
+from local_aws.conversation import (
+    Handlers,
+    deliver_later,
+    exchange,
+    recover,
+    reply_to_originator,
+)
 from local_aws.deployment import deploy_all
 from local_aws.lambda_poller import LambdaPoller
 from local_aws.peers import Peers
@@ -141,3 +147,17 @@ def test_a_delay_beyond_15_minutes_crosses_the_accounts(
 ) -> None:
     later = deliver_later(peers, handlers, sender, receiver, timedelta(minutes=40))
     assert 2400 <= later.arrived_after_seconds < 2700
+
+
+@pytest.mark.parametrize(
+    ("sender", "receiver", "originator"),
+    [("OldA", "OldB", "OldA"), ("NewA", "OldB", "NewA"), ("OldA", "NewB", arn(A, "OldA"))],
+)
+def test_a_saga_answers_the_originator_it_stored_when_its_timeout_fires(
+    peers: Peers, handlers: Handlers, sender: str, receiver: str, originator: str
+) -> None:
+    """The stored value is what the receiver can resolve: a name that leads back for an Old
+    saga, the queue ARN for a New one; 20 minutes later it still leads to the sender."""
+    saga = reply_to_originator(peers, handlers, sender, receiver)
+    assert saga.originator == originator
+    assert 1200 <= saga.answered_after_seconds < 1500

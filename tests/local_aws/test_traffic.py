@@ -90,6 +90,13 @@ def test_a_send_delayed_beyond_15_minutes_arrives_when_the_delay_is_up(
     assert 1200 <= later.arrived_after_seconds < 1500
 
 
+def test_a_saga_on_billing_answers_shipping_after_its_timeout(traffic: TrafficResult) -> None:
+    saga = traffic.saga
+    assert saga is not None
+    assert (saga.sender, saga.receiver, saga.originator) == ("Shipping", "Billing", "Shipping")
+    assert saga.reply.message_id in "\n".join(traffic.lines())
+
+
 def test_publishing_order_billed_reports_that_moto_holds_neither_subscription(
     traffic: TrafficResult,
 ) -> None:
