@@ -109,3 +109,13 @@ what a run uses."""
 REPORT_MAX_VCPUS_RANGE = (4, 400)
 REPORT_IDLE_TIMEOUT = Duration.minutes(15)
 """How long the application stays warm after a run: a rerun soon after reuses it."""
+
+BODY_EXPIRATION_DAYS = 4
+"""How long a message body offloaded to S3 is kept: the transport's default maximum time to
+live (``MaxTimeToLive``, 4 days), which its own lifecycle rule turns into whole days."""
+BODY_EXPIRATION_RANGE_DAYS = (1, 14)
+"""SQS keeps a message at most 14 days; a body outliving every message that names it is waste,
+one expiring before them is a message lost."""
+BODY_BUCKET_NAME_PREFIX = "messaging-bodies"
+"""Body buckets are ``messaging-bodies-<account id>-<region>``: unique across S3's global
+namespace, and computable in every other account without a lookup."""

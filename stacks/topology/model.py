@@ -14,6 +14,7 @@ from constructs_lib.queue_naming import delay_queue_name
 from cross_account_runtime.common.partitions import partition_of
 from cross_account_runtime.relay.config import RelayDirection
 from stacks.topology.analytics import AnalyticsSettings
+from stacks.topology.large_messages import LargeMessageSettings, body_bucket_name
 from stacks.topology.topics import Topic, TopicSubscription
 
 
@@ -116,6 +117,7 @@ class Topology:
     alarms: AlarmSettings = AlarmSettings()
     source: str = "<topology>"
     analytics: AnalyticsSettings | None = None
+    large_messages: LargeMessageSettings | None = None
 
     def account(self, name: str) -> Account:
         """The account called ``name``."""
@@ -181,6 +183,14 @@ class Topology:
     def owns_resources(self, account_name: str) -> bool:
         """Whether the account has a queue or a topic, and so a stack."""
         return bool(self.queues_in(account_name) or self.topics_in(account_name))
+
+    def body_bucket(self, account_name: str) -> str | None:
+        """The account's body bucket, if endpoints offload bodies and the account hosts one
+        (every account with a queue does)."""
+        if self.large_messages is None or not self.queues_in(account_name):
+            return None
+        account = self.account(account_name)
+        return body_bucket_name(account.id, account.region)
 
     def topics_in(self, account_name: str) -> tuple[Topic, ...]:
         """The topics one account's stack owns."""

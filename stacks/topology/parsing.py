@@ -34,6 +34,7 @@ from stacks.topology.analytics import parse_analytics
 from stacks.topology.bridge import plan_bridge
 from stacks.topology.field_checker import FieldChecker
 from stacks.topology.inventory import name_clashes, planned_queues
+from stacks.topology.large_messages import parse_large_messages
 from stacks.topology.model import (
     Account,
     AlarmSettings,
@@ -42,12 +43,21 @@ from stacks.topology.model import (
     Topology,
     TopologyError,
 )
-from stacks.topology.topics import TOPIC_NAME, check_organization, parse_topics
+from stacks.topology.topics import TOPIC_NAME, Topic, check_organization, parse_topics
 
 REGION = re.compile(r"^[a-z]{2}(-gov|-iso|-isob|-isof|-isoe)?-[a-z]+-\d{1,2}$")
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9._-]{0,63}$")
 
-_TOP_KEYS = ("accounts", "endpoints", "routes", "errorQueue", "topics", "alarms", "analytics")
+_TOP_KEYS = (
+    "accounts",
+    "endpoints",
+    "routes",
+    "errorQueue",
+    "topics",
+    "alarms",
+    "analytics",
+    "largeMessages",
+)
 _ALARM_KEYS = ("topicName", "maxMessageAgeSeconds")
 _ACCOUNT_KEYS = ("name", "id", "region", "organizationId")
 _ERROR_QUEUE_KEYS = (
@@ -94,7 +104,9 @@ def parse_topology(data: Any, source: str = "<topology>") -> Topology:
         {e.name: (e.account, e.fifo) for e in endpoints},
         known_orgs,
     )
+    routes += _message_driven_routes(check, topics, routes, {e.name: e for e in endpoints})
     alarms = _parse_alarms(check, root.get("alarms", {}))
+    large_messages = parse_large_messages(check, root.get("largeMessages"))
     analytics = parse_analytics(
         check,
         root.get("analytics"),
@@ -114,6 +126,7 @@ def parse_topology(data: Any, source: str = "<topology>") -> Topology:
         alarms,
         source,
         analytics,
+        large_messages,
     )
     _check_reachability(check, topology)
     if check.problems:
@@ -383,6 +396,46 @@ def _parse_routes(
     return routes
 
 
+def _message_driven_routes(
+    check: FieldChecker,
+    topics: list[Topic],
+    routes: list[Route],
+    endpoints: Mapping[str, Endpoint],
+) -> list[Route]:
+    """The route each message-driven subscriber's subscribe message takes to the publisher;
+    its way back is the one events take. Between accounts it goes through the bridge unless
+    both ends are ARN-aware; a route the topology already declares serves if it has replies."""
+    declared = {(r.sender, r.receiver): r for r in routes}
+    added: list[Route] = []
+    for topic in topics:
+        if len(topic.publishers) != 1:
+            continue
+        publisher = endpoints[topic.publishers[0]]
+        for j, name in enumerate(topic.message_driven_subscribers):
+            subscriber = endpoints[name]
+            path = f"{topic.path}.messageDrivenSubscribers[{j}]"
+            known = declared.get((subscriber.name, publisher.name))
+            if known is not None:
+                if not known.replies:
+                    check.fail(
+                        path,
+                        f"the route {known.path} says {publisher.name} never answers "
+                        f"{subscriber.name}, but it sends it every {topic.event_type}; "
+                        'remove "replies": false from that route',
+                    )
+                continue
+            crosses = subscriber.account != publisher.account
+            route = Route(
+                publisher.name,
+                subscriber.name,
+                relay=crosses and not (subscriber.arn_aware and publisher.arn_aware),
+                path=path,
+            )
+            declared[(subscriber.name, publisher.name)] = route
+            added.append(route)
+    return added
+
+
 def load_topology(path: str | Path) -> Topology:
     """Read and validate a topology JSON file (the ``topology`` object itself, or a file with a
     top-level ``topology`` key such as ``cdk.json``'s context)."""
@@ -413,7 +466,14 @@ def _check_reachability(check: FieldChecker, topology: Topology) -> None:
         if route.sender is None or route.relay:
             continue
         sender, receiver = topology.endpoint(route.sender), topology.endpoint(route.receiver)
-        if sender.account != receiver.account and not sender.arn_aware:
+        if sender.account != receiver.account and topology.large_messages is not None:
+            check.fail(
+                route.path,
+                f"a direct send from {sender.name} leaves a body over 1 MiB in the bucket of "
+                f"account {sender.account!r}, and {receiver.name} reads bodies from its own "
+                f'account\'s bucket; set "relay": true (the relay copies the body across)',
+            )
+        elif sender.account != receiver.account and not sender.arn_aware:
             check.fail(
                 route.path,
                 f"{sender.name} is not ARN-aware: its transport resolves {receiver.name!r} by "
@@ -421,6 +481,8 @@ def _check_reachability(check: FieldChecker, topology: Topology) -> None:
                 '"relay": true to send through the account bridge, or "arnAware": true on the '
                 "endpoint if it runs an ARN-aware transport",
             )
+    for route in topology.routes:
+        _check_fifo(check, topology, route)
     if topology.error_queue.fifo:
         check.fail(
             "topology.errorQueue.fifo",
@@ -438,3 +500,28 @@ def _check_reachability(check: FieldChecker, topology: Topology) -> None:
     queues, problems = planned_queues(topology)
     for path, rule in (*problems, *name_clashes(queues)):
         check.fail(path, rule)
+
+
+def _check_fifo(check: FieldChecker, topology: Topology, route: Route) -> None:
+    """NServiceBus's SQS transport sets a message group only on its delay queue's sends
+    (``MessageDispatcher``), ARN-aware or not, and SQS refuses any other send to a FIFO queue.
+    So an endpoint can send to no FIFO queue, nor be answered on one; FIFO endpoint queues serve
+    native producers (``fromOrganization`` routes, FIFO topics)."""
+    if route.sender is None:
+        return
+    receiver, sender = topology.endpoint(route.receiver), topology.endpoint(route.sender)
+    if receiver.fifo:
+        check.fail(
+            route.path,
+            f"{sender.name} sends without a message group (NServiceBus's SQS transport sets one "
+            f"only for its delay queue), which {receiver.name}'s FIFO queue refuses; make "
+            f"{receiver.name} a standard queue, or let native producers send to it "
+            "(fromOrganization, a FIFO topic)",
+        )
+    elif sender.fifo and route.replies:
+        check.fail(
+            f"{route.path}.replies",
+            f"{receiver.name} would answer {sender.name} without a message group, which "
+            f'{sender.name}\'s FIFO queue refuses; set "replies": false, or make '
+            f"{sender.name} a standard queue",
+        )

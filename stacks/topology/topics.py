@@ -4,6 +4,13 @@ Each topic lives in one account. SQS subscriptions name an endpoint (its queue m
 another account: that account's stack creates the subscription); HTTPS subscriptions carry a
 delivery policy validated against SNS's limits; Lambda subscriptions name a function of the
 topic's account.
+
+A topic that carries an NServiceBus event names the event's .NET type (``eventType``): a
+released endpoint publishes to, and subscribes to, the topic named after the type, found by
+name in its own account (``TopicNameHelper``, ``TopicCache``), so the topic's name is derived
+exactly as the transport derives it, and its publishers must live in its account. Its
+``messageDrivenSubscribers`` subscribe the way NServiceBus's message-driven (hybrid) mode does,
+with a subscribe message to the one publisher, through the bridge.
 """
 
 from __future__ import annotations
@@ -16,6 +23,11 @@ from typing import Any
 from constructs_lib.defaults import SUCCESS_SAMPLE_RATE
 from constructs_lib.validation import ORGANIZATION_ID
 from cross_account_runtime.delivery_policy.policy import DeliveryPolicyError, HttpDeliveryPolicy
+from cross_account_runtime.nservicebus.topic_name import (
+    TopicNameError,
+    check_sns_topic_name,
+    sns_topic_name,
+)
 from stacks.topology.field_checker import FieldChecker
 
 TOPIC_NAME = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
@@ -54,6 +66,16 @@ class Topic:
     success_sample_rate: int = SUCCESS_SAMPLE_RATE
     log_all_protocols: bool = False
     subscriptions: tuple[TopicSubscription, ...] = ()
+    event_type: str | None = None
+    """The .NET full name of the NServiceBus event published to this topic; the topic's name
+    is then the transport's (``TopicNamePrefix`` + the type, sanitized)."""
+    topic_name_prefix: str = ""
+    """The ``TopicNamePrefix`` the endpoints' transports are configured with."""
+    message_driven_subscribers: tuple[str, ...] = ()
+    """Endpoints that subscribe by sending a subscribe message to the publisher (NServiceBus's
+    message-driven, or hybrid, mode); the publisher then sends each event to their address."""
+    path: str = field(default="", compare=False)
+    """The topology field that declares it, for error messages."""
 
     @property
     def topic_name(self) -> str:
@@ -70,6 +92,9 @@ _TOPIC_KEYS = (
     "successSampleRate",
     "logAllProtocols",
     "subscriptions",
+    "eventType",
+    "topicNamePrefix",
+    "messageDrivenSubscribers",
 )
 _SUBSCRIPTION_KEYS = {
     "sqs": ("name", "protocol", "endpoint", "rawMessageDelivery", "filterPolicy"),
@@ -93,7 +118,9 @@ def parse_topics(
     topics: list[Topic] = []
     seen: set[tuple[str, str]] = set()
     for path, obj in check.objects(raw, "topology.topics", _TOPIC_KEYS):
-        name = check.string(obj, "name", path)
+        event_type = check.string(obj, "eventType", path, required=False)
+        prefix = check.string(obj, "topicNamePrefix", path, required=False)
+        name = check.string(obj, "name", path, required=event_type is None)
         account = check.reference(obj, "account", path, account_ids, "account")
         fifo = check.boolean(obj, "fifo", path, False)
         rate = check.integer(
@@ -106,6 +133,15 @@ def parse_topics(
                 "SNS topic names use 1-256 letters, digits, '-' or '_' (FIFO's '.fifo' is added)",
             )
             name = None
+        if event_type is not None:
+            name = _event_topic_name(
+                check, path, event_type, prefix=prefix or "", name=name, fifo=fifo
+            )
+        elif prefix is not None:
+            check.fail(
+                f"{path}.topicNamePrefix",
+                "a topic name prefix applies to event topics only; add eventType or remove it",
+            )
         if name is None or account is None:
             continue
         if (account, name) in seen:
@@ -128,8 +164,101 @@ def parse_topics(
             endpoints=endpoints,
             fifo=fifo,
         )
-        topics.append(Topic(name, account, fifo, publishers, orgs, rate, log_all, tuple(subs)))
+        message_driven = _names(check, obj, "messageDrivenSubscribers", path, endpoints)
+        topic = Topic(
+            name,
+            account,
+            fifo,
+            publishers,
+            orgs,
+            rate,
+            log_all,
+            tuple(subs),
+            event_type,
+            prefix or "",
+            message_driven,
+            path,
+        )
+        if event_type is not None:
+            _check_event_topic(check, topic, endpoints)
+        elif message_driven:
+            check.fail(
+                f"{path}.messageDrivenSubscribers",
+                "message-driven subscribers subscribe to an NServiceBus event; add eventType",
+            )
+        topics.append(topic)
     return topics
+
+
+def _event_topic_name(
+    check: FieldChecker, path: str, event_type: str, *, prefix: str, name: str | None, fifo: bool
+) -> str | None:
+    """The name the transport gives the event's topic; ``name``, if given, must be it."""
+    try:
+        derived = check_sns_topic_name(sns_topic_name(event_type, prefix))
+    except TopicNameError as error:
+        check.fail(f"{path}.eventType", str(error))
+        return None
+    if fifo:
+        check.fail(
+            f"{path}.fifo",
+            "NServiceBus publishes events without a message group, which a FIFO topic "
+            "refuses; remove fifo",
+        )
+        return None
+    if name is not None and name != derived:
+        check.fail(
+            f"{path}.name",
+            f"released endpoints publish {event_type!r} (prefix {prefix!r}) to the topic "
+            f"{derived!r}, found by name; remove name or set it to {derived!r}",
+        )
+        return None
+    return derived
+
+
+def _check_event_topic(
+    check: FieldChecker, topic: Topic, endpoints: Mapping[str, tuple[str, bool]]
+) -> None:
+    """What the transport's publish and subscribe need of an event topic."""
+    path, name, publishers = topic.path, topic.name, topic.publishers
+    message_driven = topic.message_driven_subscribers
+    for j, publisher in enumerate(publishers):
+        home = endpoints[publisher][0]
+        if home != topic.account:
+            check.fail(
+                f"{path}.publishers[{j}]",
+                f"{publisher} publishes to the topic {name!r} found by name in its own account "
+                f"{home!r}, and skips the event when there is none; declare the topic in "
+                f"account {home!r} (one topic per publishing account)",
+            )
+    for subscription in topic.subscriptions:
+        if subscription.endpoint is not None and not subscription.raw_message_delivery:
+            check.fail(
+                f"{path}.subscriptions",
+                f"subscription {subscription.name!r}: NServiceBus reads raw deliveries only "
+                "(it subscribes with RawMessageDelivery=true); remove rawMessageDelivery",
+            )
+    if not message_driven:
+        return
+    if len(publishers) != 1:
+        check.fail(
+            f"{path}.messageDrivenSubscribers",
+            "a message-driven subscriber sends its subscribe message to the one endpoint "
+            "registered as the event's publisher (RegisterPublisher); list exactly one publisher",
+        )
+        return
+    for j, subscriber in enumerate(message_driven):
+        if subscriber == publishers[0]:
+            check.fail(
+                f"{path}.messageDrivenSubscribers[{j}]",
+                "the publisher need not subscribe to its own event; remove it",
+            )
+        elif endpoints[subscriber][1]:
+            check.fail(
+                f"{path}.messageDrivenSubscribers[{j}]",
+                f"{subscriber} has a FIFO queue, to which NServiceBus cannot send events "
+                "(no message group); subscribe a standard queue",
+            )
 
 
 def _names(
@@ -147,7 +276,7 @@ def _names(
                 f"unknown endpoint {value!r}; declared endpoints: {', '.join(sorted(endpoints))}",
             )
         elif value in names:
-            check.fail(f"{path}.{key}[{j}]", f"duplicate publisher {value!r}")
+            check.fail(f"{path}.{key}[{j}]", f"duplicate {value!r}; list each endpoint once")
         else:
             names.append(value)
     return tuple(names)

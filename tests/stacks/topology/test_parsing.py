@@ -42,6 +42,8 @@ def test_queue_names_follow_the_nservicebus_rule(document: dict[str, Any]) -> No
 
 def test_fifo_endpoints_get_fifo_queue_and_dlq_names(document: dict[str, Any]) -> None:
     document["endpoints"][1]["fifo"] = True
+    document["routes"] = []
+    document["topics"] = []
     billing = parse_topology(document).endpoint("Billing")
     assert (billing.queue_name, billing.dead_letter_queue_name) == (
         "Billing.fifo",
