@@ -318,6 +318,11 @@ class HeadersUpdate:
         # A copy: with spans the reading shares its dict with the layout a write relies on.
         self.headers: dict[str, str] = dict(_text_headers(view.headers))
 
+    @property
+    def s3_body_key(self) -> str | None:
+        """The key of the body the transport stored in S3, if it did."""
+        return self._view.s3_body_key
+
     def write(self, changes: Mapping[str, str]) -> dict[str, object]:
         """A copy of the message that the transport reads with ``changes`` made to its headers
         (each header changed or added; none removed), as :func:`write_headers` writes them."""

@@ -7,7 +7,10 @@ Powertools for AWS Lambda's batch processor does for its record handlers:
 
 * **Failure semantics.** A message is acknowledged (left out of ``batchItemFailures``, so Lambda
   deletes it) only after SQS accepted a send of it, to its destination or to its dead-letter
-  queue. Every other failure is reported as a batch-item failure and left to SQS: a failed or
+  queue. A message whose body the transport put in S3 is sent only after the body was copied
+  into the receiving account's bucket (:mod:`cross_account_runtime.relay.bodies`); a body that
+  no longer exists sends the message to its dead-letter queue with the reason. Every other
+  failure is reported as a batch-item failure and left to SQS: a failed copy, a failed or
   throttled ``SendMessage``, a failed dead-letter send, a record no send can carry (a queue with
   no route, whose dead-letter queue is therefore unknown), an unexpected error. SQS retries the
   message and, after ``maxReceiveCount`` receives, its redrive policy moves it to the same
@@ -32,8 +35,9 @@ import time
 import traceback
 
 from cross_account_runtime.common.json_log import JsonLogger, default_logger
+from cross_account_runtime.relay.bodies import BodyCopier, BodyMissingError
 from cross_account_runtime.relay.config import DEFAULT_SERVICE_NAME, RelayConfig
-from cross_account_runtime.relay.decision import relay_message
+from cross_account_runtime.relay.decision import Decision, refuse, relay_message
 from cross_account_runtime.relay.sending import SqsClients
 
 # A local flag rather than ``typing.TYPE_CHECKING``: importing ``typing`` costs more than most
@@ -59,6 +63,8 @@ class LoggedOutcome(enum.StrEnum):
     """No send can carry it; reported failed, so the queue's redrive policy moves it."""
     SEND_FAILED = "send_failed"
     """The forward or the dead-letter send failed; reported failed, so SQS retries it."""
+    BODY_COPY_FAILED = "body_copy_failed"
+    """The S3 body could not be copied (for a reason a retry may cure); reported failed."""
     DEAD_LETTERED = "dead_lettered"
     """Refused and sent to the dead-letter queue; acknowledged."""
     ERROR = "error"
@@ -74,9 +80,10 @@ class Relay:
     """The batch processor: call it with a Lambda SQS event and context; returns the partial
     batch response ``{"batchItemFailures": [{"itemIdentifier": <messageId>}, ...]}``.
 
-    ``send`` performs one ``SendMessage`` (default: :class:`SqsClients`), ``logger`` writes the
-    JSON log lines, ``clock`` (epoch seconds) times the records of delay queues; all are
-    injectable.
+    ``send`` performs one ``SendMessage`` (default: :class:`SqsClients`), ``copier`` copies S3
+    bodies (default: a :class:`BodyCopier` from the relay's own body bucket, when the
+    configuration has one), ``logger`` writes the JSON log lines, ``clock`` (epoch seconds)
+    times the records of delay queues; all are injectable.
     """
 
     def __init__(
@@ -84,11 +91,16 @@ class Relay:
         config: RelayConfig,
         *,
         send: Send | None = None,
+        copier: BodyCopier | None = None,
         logger: JsonLogger | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.config = config
         self.send = send if send is not None else SqsClients().send
+        if copier is None and config.body_bucket is not None:
+            home = next(iter(config.routes.values())).source
+            copier = BodyCopier(config.body_bucket, home.account)
+        self.copier = copier
         self.logger = logger if logger is not None else default_logger(DEFAULT_SERVICE_NAME)
         self.clock = clock
         self._cold = True
@@ -157,6 +169,11 @@ class Relay:
                 exception="".join(traceback.format_exception(error)),
             )
             return False
+        if decision.body_key is not None:
+            copied = self._copy_body(record, request_id, decision, decision.body_key)
+            if copied is None:
+                return False
+            decision = copied
         facts: dict[str, object] = {
             "kind": decision.kind,
             "reason": decision.reason or None,
@@ -215,6 +232,38 @@ class Relay:
                 **facts,
             )
         return True
+
+    def _copy_body(
+        self, record: Mapping[str, Any], request_id: str | None, decision: Decision, key: str
+    ) -> Decision | None:
+        """Copy the record's S3 body into the destination account's bucket: the decision to
+        send on success, the dead-letter decision if the body is gone, ``None`` (reported
+        failed, retried by SQS) for any other failure."""
+        route = self.config.routes[record["eventSourceARN"]]
+        if self.copier is None or route.body_bucket is None:
+            raise ValueError("copier: a route copies bodies but the relay has no copier")
+        try:
+            self.copier.copy(
+                key,
+                route.body_bucket,
+                route.destination.account,
+                route.destination.region,
+            )
+        except BodyMissingError as error:
+            return refuse(record, self.config, str(error))
+        except Exception as error:
+            self._log(
+                "WARNING",
+                "body copy failed; reported failed, so SQS retries it",
+                record,
+                request_id,
+                outcome=LoggedOutcome.BODY_COPY_FAILED,
+                body_key=key,
+                destination_bucket=route.body_bucket,
+                error=f"{type(error).__name__}: {error}",
+            )
+            return None
+        return decision
 
     def _log(
         self,

@@ -31,6 +31,11 @@ endpoints' addresses it stamps; the CDK construct passes that in these variables
         writes into each address header the address that leads to the same queue from there.
     ``"addressBook": "<book>"`` (with ``"receiver": "name"``)
         The book of ``RELAY_ADDRESS_BOOKS`` listing the queues that endpoint reaches by name.
+    ``"bodyBucket": "<bucket name>"`` (outbound, with ``RELAY_BODY_BUCKET``)
+        The receiving account's body bucket: a message whose body the transport put in S3
+        (``S3BodyKey``) is forwarded only once the body is copied there under the same key,
+        since the receiver reads the key from its own bucket (see
+        :mod:`cross_account_runtime.relay.bodies`).
 ``RELAY_LOCAL_ENDPOINTS`` (outbound: required; inbound: must be unset)
     A JSON array of the transport addresses of the local queues (endpoint queues and the error
     queue) whose address a message may carry, e.g. ``["Sales", "Shipping"]``: their physical
@@ -47,6 +52,9 @@ endpoints' addresses it stamps; the CDK construct passes that in these variables
     A released endpoint's transport address is its queue's name, so the address that leads to
     a listed queue is its name. Books rather than a map per route: the endpoints of one
     account reach the same queues, and Lambda allows 4 KB of variables per function.
+
+``RELAY_BODY_BUCKET`` (outbound, for routes with a ``bodyBucket``; inbound: must be unset)
+    The relay's own account's body bucket, where the senders' transports put large bodies.
 
 ``POWERTOOLS_SERVICE_NAME`` (optional) names the log lines' ``service``; unset, it is
 :data:`DEFAULT_SERVICE_NAME`.
@@ -82,6 +90,7 @@ ENV_DIRECTION: Final = "RELAY_DIRECTION"
 ENV_ROUTES: Final = "RELAY_ROUTES"
 ENV_LOCAL_ENDPOINTS: Final = "RELAY_LOCAL_ENDPOINTS"
 ENV_ADDRESS_BOOKS: Final = "RELAY_ADDRESS_BOOKS"
+ENV_BODY_BUCKET: Final = "RELAY_BODY_BUCKET"
 
 DEFAULT_SERVICE_NAME: Final = "sqs-relay"
 """The log lines' ``service`` when ``POWERTOOLS_SERVICE_NAME`` is unset, as the CDK construct
@@ -93,6 +102,7 @@ ROUTE_DEAD_LETTER_QUEUE: Final = "deadLetterQueue"
 ROUTE_DELAYED: Final = "delayed"
 ROUTE_RECEIVER: Final = "receiver"
 ROUTE_ADDRESS_BOOK: Final = "addressBook"
+ROUTE_BODY_BUCKET: Final = "bodyBucket"
 
 _ROUTES_EXAMPLE: Final = (
     '{"<source queue ARN>": {"destination": "<destination queue ARN>", '
@@ -121,7 +131,8 @@ _REQUIRED_ROUTE_MEMBERS: Final = {
     RelayDirection.INBOUND: frozenset({ROUTE_DESTINATION, ROUTE_DEAD_LETTER_QUEUE, ROUTE_RECEIVER}),
 }
 _ROUTE_MEMBERS: Final = {
-    RelayDirection.OUTBOUND: _REQUIRED_ROUTE_MEMBERS[RelayDirection.OUTBOUND] | {ROUTE_DELAYED},
+    RelayDirection.OUTBOUND: _REQUIRED_ROUTE_MEMBERS[RelayDirection.OUTBOUND]
+    | {ROUTE_DELAYED, ROUTE_BODY_BUCKET},
     RelayDirection.INBOUND: _REQUIRED_ROUTE_MEMBERS[RelayDirection.INBOUND] | {ROUTE_ADDRESS_BOOK},
 }
 
@@ -145,6 +156,7 @@ class SourceQueueRoute:
 
     __slots__ = (
         "addresses",
+        "body_bucket",
         "dead_letter_queue",
         "dead_letter_url",
         "delayed",
@@ -166,6 +178,7 @@ class SourceQueueRoute:
         delayed: bool = False,
         receiver: ReceiverAddressing | None = None,
         addresses: Mapping[str, str] | None = None,
+        body_bucket: str | None = None,
     ) -> None:
         self.source = source
         self.destination = destination
@@ -180,19 +193,21 @@ class SourceQueueRoute:
         self.addresses: Mapping[str, str] = addresses or {}
         """Queue ARN to the address a released receiver resolves to that queue (shared by the
         routes of one address book)."""
+        self.body_bucket = body_bucket
+        """The receiving account's body bucket, into which S3 bodies are copied (outbound)."""
 
 
 class RelayConfig:
     """The checked configuration: ``direction``, ``routes`` by source queue ARN, for an
-    outbound relay ``local_endpoints`` (legacy address to queue ARN, from the addresses), and
-    for an inbound one
-    the ``address_books`` its routes name.
+    outbound relay ``local_endpoints`` (legacy address to queue ARN, from the addresses) and
+    ``body_bucket`` (its account's body bucket, if its routes copy bodies), and for an inbound
+    one the ``address_books`` its routes name.
 
     The arguments are the decoded JSON of the environment variables, so that tests and
     :meth:`from_environment` go through the same checks.
     """
 
-    __slots__ = ("direction", "local_endpoints", "routes")
+    __slots__ = ("body_bucket", "direction", "local_endpoints", "routes")
 
     def __init__(
         self,
@@ -200,6 +215,7 @@ class RelayConfig:
         routes: Mapping[str, object],
         local_endpoints: object = None,
         address_books: Mapping[str, object] | None = None,
+        body_bucket: object = None,
     ) -> None:
         try:
             self.direction = RelayDirection(direction)
@@ -228,6 +244,7 @@ class RelayConfig:
             self.local_endpoints: dict[str, str] = {}
         else:
             self.local_endpoints = _local_endpoints(local_endpoints, home)
+        self.body_bucket = _body_bucket(self.direction, body_bucket, self.routes)
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str]) -> RelayConfig:
@@ -249,6 +266,7 @@ class RelayConfig:
             routes,
             _json_value(environ, ENV_LOCAL_ENDPOINTS, _LOCAL_ENDPOINTS_EXAMPLE),
             _json_object(environ, ENV_ADDRESS_BOOKS, _ADDRESS_BOOKS_EXAMPLE),
+            environ.get(ENV_BODY_BUCKET, "").strip() or None,
         )
 
 
@@ -325,6 +343,7 @@ def _routes(
             _receiver(where, target.get(ROUTE_RECEIVER)) if ROUTE_RECEIVER in target else None
         )
         addresses = _address_book(where, receiver, target.get(ROUTE_ADDRESS_BOOK), address_books)
+        body_bucket = target.get(ROUTE_BODY_BUCKET)
         checked[str(source)] = SourceQueueRoute(
             source,
             destination,
@@ -332,6 +351,9 @@ def _routes(
             delayed=delayed,
             receiver=receiver,
             addresses=addresses,
+            body_bucket=None
+            if body_bucket is None
+            else _bucket_name(body_bucket, f"{where}: {ROUTE_BODY_BUCKET}"),
         )
     return checked
 
@@ -496,6 +518,46 @@ def _local_endpoints(local_endpoints: object, home: QueueArn) -> dict[str, str]:
         arn = _arn(f"arn:{home.partition}:sqs:{home.region}:{home.account}:{address}", where)
         checked[address] = str(arn)
     return checked
+
+
+def _body_bucket(
+    direction: RelayDirection, bucket: object, routes: Mapping[str, SourceQueueRoute]
+) -> str | None:
+    """The relay's own body bucket: set exactly when some route copies bodies."""
+    copying = [str(r.source) for r in routes.values() if r.body_bucket is not None]
+    if bucket is None:
+        if copying:
+            raise ConfigurationError(
+                f"{ENV_ROUTES}: the route for {copying[0]!r} has a {ROUTE_BODY_BUCKET} but "
+                f"{ENV_BODY_BUCKET} is not set; set it to this account's body bucket, from which "
+                "the bodies are copied"
+            )
+        return None
+    if direction is RelayDirection.INBOUND:
+        raise ConfigurationError(
+            f"{ENV_BODY_BUCKET} is set but {ENV_DIRECTION} is {RelayDirection.INBOUND.value!r}; "
+            "bodies are copied by the outbound relay of the sending account: unset it"
+        )
+    return _bucket_name(bucket, ENV_BODY_BUCKET)
+
+
+def _bucket_name(name: object, where: str) -> str:
+    """An S3 bucket name as S3 (and the transport's ``S3Settings``) accept it."""
+    if (
+        not isinstance(name, str)
+        or not 3 <= len(name) <= 63
+        or not all(c.isascii() and (c.islower() or c.isdigit() or c in "-.") for c in name)
+        or not name[0].isalnum()
+        or not name[-1].isalnum()
+        or ".." in name
+        or ".-" in name
+        or "-." in name
+    ):
+        raise ConfigurationError(
+            f"{where} is {name!r}, not an S3 bucket name: 3-63 lowercase letters, digits, '-' "
+            "and '.', starting and ending with a letter or digit"
+        )
+    return name
 
 
 def _arn(text: object, where: str) -> QueueArn:

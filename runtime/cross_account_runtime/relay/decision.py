@@ -51,6 +51,7 @@ from cross_account_runtime.nservicebus.wire_format import (
     wire_form,
 )
 from cross_account_runtime.relay.addresses import stamp, translate
+from cross_account_runtime.relay.bodies import body_key
 from cross_account_runtime.relay.config import (
     ENV_ROUTES,
     ReceiverAddressing,
@@ -99,6 +100,8 @@ class DecisionKind(enum.StrEnum):
     UNREADABLE_HEADERS = "unreadable_headers"
     OVERSIZE = "oversize"
     """Over SQS's size limit once stamped or substituted."""
+    BODY_MISSING = "body_missing"
+    """The body the transport stored in S3 is not in the sender's bucket to be copied."""
 
 
 class Decision:
@@ -110,10 +113,12 @@ class Decision:
     failed and left to the queue's redrive policy. ``rewritten_headers`` names the headers
     stamped or translated, ``unreachable_headers`` the address headers a released receiver
     cannot resolve back (no shadow leads to their queue from its account), ``wire_form`` where
-    the NServiceBus headers were.
+    the NServiceBus headers were. ``body_key`` is the S3 key of a body to copy into the
+    route's ``body_bucket`` before ``request`` is sent.
     """
 
     __slots__ = (
+        "body_key",
         "kind",
         "queue",
         "reason",
@@ -133,7 +138,9 @@ class Decision:
         rewritten_headers: tuple[str, ...] = (),
         unreachable_headers: tuple[str, ...] = (),
         wire_form: str | None = None,
+        body_key: str | None = None,
     ) -> None:
+        self.body_key = body_key
         self.kind = kind
         self.queue = queue
         self.request = request
@@ -242,6 +249,20 @@ def relay_message(
         rewritten_headers=rewritten,
         unreachable_headers=unreachable,
         wire_form=found_form,
+        body_key=body_key(record, update) if route.body_bucket is not None else None,
+    )
+
+
+def refuse(record: Mapping[str, Any], config: RelayConfig, reason: str) -> Decision:
+    """The dead-letter decision for a record whose body cannot be copied (found only when the
+    copy is tried, after :func:`relay_message` decided to forward it)."""
+    route = config.routes[record["eventSourceARN"]]
+    refusal = _RefusedError(DecisionKind.BODY_MISSING, reason)
+    return Decision(
+        refusal.kind,
+        route.dead_letter_queue,
+        _dead_letter_request(record, route, config, refusal),
+        reason=reason,
     )
 
 

@@ -124,7 +124,7 @@ def route(
         (
             {"RELAY_ROUTES": {BILLING_SHADOW_ARN: BILLING_INGRESS_ARN}},
             "must be an object with the members ['deadLetterQueue', 'destination'] (and "
-            "optionally ['delayed']) for an outbound relay",
+            "optionally ['bodyBucket', 'delayed']) for an outbound relay",
         ),
         (
             {"RELAY_ROUTES": {BILLING_SHADOW_ARN: {**route(), "retries": 3}}},
