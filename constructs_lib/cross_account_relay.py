@@ -41,14 +41,17 @@ from constructs_lib.defaults import (
     RELAY_TIMEOUT,
 )
 from constructs_lib.endpoint_queue import IEndpointQueue
+from constructs_lib.message_body_bucket import BODY_KEY_ALIAS, WRITER_KEY_ACTIONS, MessageBodyBucket
 from constructs_lib.queue_naming import key_alias_name
 from cross_account_runtime.nservicebus.transport_address import parse_queue_arn
 from cross_account_runtime.relay.config import (
     ENV_ADDRESS_BOOKS,
+    ENV_BODY_BUCKET,
     ENV_DIRECTION,
     ENV_LOCAL_ENDPOINTS,
     ENV_ROUTES,
     ROUTE_ADDRESS_BOOK,
+    ROUTE_BODY_BUCKET,
     ROUTE_DEAD_LETTER_QUEUE,
     ROUTE_DELAYED,
     ROUTE_DESTINATION,
@@ -75,7 +78,9 @@ class RelayRoute:
     says how the destination endpoint reads addresses, and for a released one (``NAME``)
     ``reachable_queues`` lists the queue ARNs it reaches by name in its own account (its
     account's queues and those a shadow queue there leads to): an address header carrying one
-    of them gets the queue's name, the others are left as they are.
+    of them gets the queue's name, the others are left as they are. Outbound,
+    ``body_bucket`` names the destination account's body bucket (a :class:`MessageBodyBucket`
+    there), into which S3 bodies are copied before their messages are forwarded.
     """
 
     source: IEndpointQueue
@@ -84,6 +89,7 @@ class RelayRoute:
     delayed: bool = False
     receiver: ReceiverAddressing | None = None
     reachable_queues: Sequence[str] = ()
+    body_bucket: str | None = None
 
     def configuration(self, address_book: str | None) -> dict[str, object]:
         """The route's member of ``RELAY_ROUTES`` (tokens for the source's queues), naming its
@@ -98,6 +104,8 @@ class RelayRoute:
             member[ROUTE_RECEIVER] = self.receiver.value
         if address_book is not None:
             member[ROUTE_ADDRESS_BOOK] = address_book
+        if self.body_bucket is not None:
+            member[ROUTE_BODY_BUCKET] = self.body_bucket
         return member
 
     def address_book(self) -> dict[str, list[str]] | None:
@@ -125,6 +133,7 @@ class CrossAccountRelay(Construct):
         direction: RelayDirection,
         routes: Sequence[RelayRoute],
         local_endpoints: Sequence[str] = (),
+        body_bucket: MessageBodyBucket | None = None,
         role_name: str | None = None,
         batch_size: int = RELAY_BATCH_SIZE,
         max_batching_window: Duration | None = None,
@@ -138,6 +147,8 @@ class CrossAccountRelay(Construct):
             (queue names, the values address headers carry) of the queues of the relay's
             account and region that a message may name: endpoint queues and the error queue.
             Default: none (an inbound relay stamps nothing).
+        :param body_bucket: outbound only: this account's body bucket, from which the routes
+            with a ``body_bucket`` copy S3 bodies (required when one has). Default: none.
         :param role_name: a fixed role name, so that other accounts can admit the role by ARN
             before it exists. Default: a name CloudFormation generates.
         :param batch_size: messages per invocation (1-10; FIFO queues allow at most 10).
@@ -156,6 +167,12 @@ class CrossAccountRelay(Construct):
             )
         if direction is RelayDirection.INBOUND and local_endpoints:
             raise ValueError("local_endpoints: an inbound relay stamps nothing; leave it empty")
+        copying = any(route.body_bucket is not None for route in routes)
+        if copying and (body_bucket is None or direction is RelayDirection.INBOUND):
+            raise ValueError(
+                "body_bucket: outbound routes with a body_bucket copy bodies from this "
+                "account's MessageBodyBucket; pass it (inbound routes copy nothing)"
+            )
         low, high = RELAY_BATCH_SIZE_RANGE
         if not low <= batch_size <= high:
             raise ValueError(f"batch_size: must be from {low} to {high}, got {batch_size}")
@@ -185,8 +202,13 @@ class CrossAccountRelay(Construct):
             role_name=role_name,
         )
         self._grant_routes(stack, routes)
+        own_bucket = None
+        if body_bucket is not None and copying:
+            body_bucket.grant_read_bodies(self.role)
+            self._grant_body_copies(stack, routes)
+            own_bucket = body_bucket.bucket_name
         functions = []
-        for index, shard in enumerate(_shards(direction, routes, local_endpoints)):
+        for index, shard in enumerate(_shards(direction, routes, local_endpoints, own_bucket)):
             function = runtime_function(
                 self,
                 construct_id="Function" if index == 0 else f"Function{index + 1}",
@@ -268,6 +290,48 @@ class CrossAccountRelay(Construct):
                     "(kms:ResourceAliases), used through SQS.",
                 )
 
+    def _grant_body_copies(self, stack: Stack, routes: Sequence[RelayRoute]) -> None:
+        """Put bodies into the destinations' body buckets, with their keys only through S3
+        and only if they carry the body key's alias (their ids are unknown here)."""
+        copies = sorted(
+            {(r.body_bucket, parse_queue_arn(r.destination_arn)) for r in routes if r.body_bucket},
+            key=lambda pair: pair[0] or "",
+        )
+        self.role.add_to_policy(
+            iam.PolicyStatement(
+                actions=["s3:PutObject"],
+                resources=[f"arn:{stack.partition}:s3:::{bucket}/*" for bucket, _ in copies],
+            )
+        )
+        places = sorted({(queue.region, queue.account) for _, queue in copies})
+        self.role.add_to_policy(
+            iam.PolicyStatement(
+                actions=list(WRITER_KEY_ACTIONS),
+                resources=[
+                    f"arn:{stack.partition}:kms:{region}:{account}:key/*"
+                    for region, account in places
+                ],
+                conditions={
+                    "ForAnyValue:StringEquals": {"kms:ResourceAliases": [BODY_KEY_ALIAS]},
+                    "StringLike": {"kms:ViaService": "s3.*.amazonaws.com"},
+                },
+            )
+        )
+        for bucket, _ in copies:
+            acknowledge(
+                self.role,
+                f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::{bucket}/*]",
+                "Bodies are named {KeyPrefix}/{MessageId} by the sending endpoint's transport; "
+                "the relay copies them, under the same key, into this one destination bucket.",
+            )
+        for region, account in places:
+            acknowledge(
+                self.role,
+                f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:kms:{region}:{account}:key/*]",
+                "Destination keys are created in other accounts with ids unknown here; the "
+                "grant is narrowed to keys carrying the body buckets' alias, used through S3.",
+            )
+
 
 @dataclass(frozen=True)
 class _Shard:
@@ -276,6 +340,7 @@ class _Shard:
     direction: RelayDirection
     routes: tuple[RelayRoute, ...]
     local_endpoints: Sequence[str]
+    body_bucket: str | None = None
 
     def environment(self, stack: Stack | None = None) -> dict[str, str]:
         """The function's variables; with ``stack``, ``RELAY_ROUTES`` is the stack's JSON of
@@ -301,6 +366,8 @@ class _Shard:
             environment[ENV_LOCAL_ENDPOINTS] = json.dumps(sorted(set(self.local_endpoints)))
         if books:
             environment[ENV_ADDRESS_BOOKS] = json.dumps(books, sort_keys=True)
+        if self.body_bucket is not None:
+            environment[ENV_BODY_BUCKET] = self.body_bucket
         return environment
 
     def size(self) -> int:
@@ -311,16 +378,17 @@ def _shards(
     direction: RelayDirection,
     routes: Sequence[RelayRoute],
     local_endpoints: Sequence[str],
+    body_bucket: str | None,
 ) -> list[_Shard]:
     """The routes in order, cut into as few functions as Lambda's environment limit allows."""
     shards: list[_Shard] = []
     current: tuple[RelayRoute, ...] = ()
     for route in routes:
-        candidate = _Shard(direction, (*current, route), local_endpoints)
+        candidate = _Shard(direction, (*current, route), local_endpoints, body_bucket)
         if candidate.size() <= LAMBDA_ENVIRONMENT_LIMIT_BYTES:
             current = candidate.routes
             continue
-        alone = _Shard(direction, (route,), local_endpoints)
+        alone = _Shard(direction, (route,), local_endpoints, body_bucket)
         if alone.size() > LAMBDA_ENVIRONMENT_LIMIT_BYTES:
             raise ValueError(
                 f"routes: the route reading {route.source.queue.node.path} needs about "
@@ -329,7 +397,7 @@ def _shards(
                 f"{LAMBDA_ENVIRONMENT_LIMIT_BYTES}; make its endpoint ARN-aware (it then needs "
                 "no address book) or split the account's endpoints over more accounts"
             )
-        shards.append(_Shard(direction, current, local_endpoints))
+        shards.append(_Shard(direction, current, local_endpoints, body_bucket))
         current = (route,)
-    shards.append(_Shard(direction, current, local_endpoints))
+    shards.append(_Shard(direction, current, local_endpoints, body_bucket))
     return shards

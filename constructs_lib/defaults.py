@@ -113,6 +113,7 @@ REPORT_IDLE_TIMEOUT = Duration.minutes(15)
 BODY_EXPIRATION_DAYS = 4
 """How long a message body offloaded to S3 is kept: the transport's default maximum time to
 live (``MaxTimeToLive``, 4 days), which its own lifecycle rule turns into whole days."""
+BODY_EXPIRATION = Duration.days(BODY_EXPIRATION_DAYS)
 BODY_EXPIRATION_RANGE_DAYS = (1, 14)
 """SQS keeps a message at most 14 days; a body outliving every message that names it is waste,
 one expiring before them is a message lost."""

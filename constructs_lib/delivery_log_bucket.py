@@ -15,6 +15,7 @@ from aws_cdk import aws_kms as kms
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
+from constructs_lib._private.access_logs import INCOMPLETE_UPLOAD_LIMIT, access_log_bucket
 from constructs_lib._private.acknowledgments import acknowledge
 from constructs_lib.defaults import (
     LOG_BUCKET_INFREQUENT_ACCESS_AFTER,
@@ -30,10 +31,6 @@ from cross_account_runtime.delivery_report.bucket_layout import (
 )
 
 SERVER_ACCESS_LOGS_BY_POLICY = "@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy"
-ACCESS_LOG_RETENTION = Duration.days(90)
-"""Server access logs answer "who read this?" for a quarter; the delivery logs outlive them."""
-INCOMPLETE_UPLOAD_LIMIT = Duration.days(7)
-"""A multipart upload unfinished after a week was abandoned; its parts would be billed."""
 MAX_REPORT_RETENTION_DAYS = 73_000
 
 
@@ -86,28 +83,7 @@ class DeliveryLogBucket(Construct):
             enable_key_rotation=True,
             removal_policy=removal_policy,
         )
-        self.access_log_bucket = s3.Bucket(
-            self,
-            "AccessLogs",
-            encryption=s3.BucketEncryption.S3_MANAGED,
-            block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
-            object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-            enforce_ssl=True,
-            lifecycle_rules=[
-                s3.LifecycleRule(
-                    id="expire-access-logs",
-                    expiration=ACCESS_LOG_RETENTION,
-                    abort_incomplete_multipart_upload_after=INCOMPLETE_UPLOAD_LIMIT,
-                )
-            ],
-            removal_policy=removal_policy,
-        )
-        acknowledge(
-            self.access_log_bucket,
-            "AwsSolutions-S1",
-            "This bucket receives the server access logs of the delivery-log bucket; logging "
-            "it into itself or a third bucket would only move the question one bucket along.",
-        )
+        self.access_log_bucket = access_log_bucket(self, "AccessLogs", removal_policy)
         self.bucket = s3.Bucket(
             self,
             "Bucket",

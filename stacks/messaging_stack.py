@@ -15,6 +15,7 @@ from constructs_lib import (
     DeliveryLoggedTopic,
     DeliveryProtocol,
     EndpointQueue,
+    MessageBodyBucket,
     MessagingAlarms,
     ReceiverAddressing,
     RelayDirection,
@@ -76,6 +77,7 @@ class MessagingAccountStack(Stack):
             alarm_topic=alarm_topic,
             max_message_age=Duration.seconds(settings.max_message_age_seconds),
         )
+        self.body_bucket = self._body_bucket()
         self.endpoint_queues: dict[str, EndpointQueue] = {}
         for endpoint in topology.queues_in(account.name):
             self.endpoint_queues[endpoint.name] = self._endpoint_queue(endpoint)
@@ -87,6 +89,42 @@ class MessagingAccountStack(Stack):
         self._outbound_relay()
         self._inbound_relay()
         self.node.add_validation(ResourceLimit(self))
+
+    def _body_bucket(self) -> MessageBodyBucket | None:
+        """The bucket this account's endpoints configure for bodies over SQS's limit, which
+        admits the outbound relays of the accounts whose shadows lead here."""
+        name = self.topology.body_bucket(self.account_config.name)
+        settings = self.topology.large_messages
+        if name is None or settings is None:
+            return None
+        bucket = MessageBodyBucket(
+            self,
+            "MessageBodies",
+            bucket_name=name,
+            expiration=Duration.days(settings.expiration_days),
+        )
+        bridge = plan_bridge(self.topology)
+        senders = sorted(
+            {
+                sender
+                for endpoint in ingress_endpoints(self.topology, self.account_config.name)
+                for sender in bridge.relay_sender_accounts(endpoint)
+            }
+        )
+        bucket.admit_writer_roles(
+            *(
+                self.topology.relay_role_arn(self.topology.account(s), RelayDirection.OUTBOUND)
+                for s in senders
+            )
+        )
+        CfnOutput(
+            self,
+            "MessageBodyBucketName",
+            value=bucket.bucket_name,
+            description="The bucket this account's endpoints configure for large message "
+            "bodies (S3Settings)",
+        )
+        return bucket
 
     def _relay_queue(
         self,
@@ -132,7 +170,8 @@ class MessagingAccountStack(Stack):
             queue = self._relay_queue(
                 f"Shadow{shadow.queue_name}", shadow.queue_name, shadow.remote.fifo
             )
-            routes.append(RelayRoute(queue, ingress))
+            bodies = self.topology.body_bucket(shadow.remote.account)
+            routes.append(RelayRoute(queue, ingress, body_bucket=bodies))
             if shadow.delay_queue_name is not None:
                 delay = self._relay_queue(
                     f"Shadow{shadow.delay_queue_name}",
@@ -140,7 +179,7 @@ class MessagingAccountStack(Stack):
                     fifo=True,
                     delay_of=queue,
                 )
-                routes.append(RelayRoute(delay, ingress, delayed=True))
+                routes.append(RelayRoute(delay, ingress, delayed=True, body_bucket=bodies))
         local = [q.queue_name for q in self.topology.queues_in(self.account_config.name)]
         CrossAccountRelay(
             self,
@@ -148,6 +187,7 @@ class MessagingAccountStack(Stack):
             direction=RelayDirection.OUTBOUND,
             routes=routes,
             local_endpoints=local,
+            body_bucket=self.body_bucket,
             role_name=relay_role_name(self.account_config, RelayDirection.OUTBOUND),
         )
 

@@ -108,7 +108,7 @@ def test_accounts_with_topics_must_share_the_analytics_region(document: dict[str
     assert problems_of(document) == [
         (
             "topology.analytics.account",
-            "'Ops' is in eu-west-1 but topic 'OrderBilled' is in 'Billing' (us-east-1): "
+            "'Ops' is in eu-west-1 but topic 'MyCompany-Messages-OrderBilled' is in 'Billing' (us-east-1): "
             "CloudWatch Logs sends a log group only to a destination in its own region; place "
             "the accounts with topics in one region",
         )

@@ -19,6 +19,7 @@ def test_no_endpoint_sends_to_a_fifo_queue(document: dict[str, Any]) -> None:
 def test_a_fifo_endpoint_is_not_answered(document: dict[str, Any]) -> None:
     document["endpoints"][2]["fifo"] = True
     document["routes"] = [{"from": "Shipping", "to": "Billing", "relay": True}]
+    del document["topics"][0]["messageDrivenSubscribers"]
     [(path, rule)] = problems_of(document)
     assert path == "topology.routes[0].replies"
     assert 'set "replies": false' in rule

@@ -11,6 +11,7 @@ from stacks.topology import parse_topology
 
 def test_same_account_senders_need_no_policy_grant(document: dict[str, Any]) -> None:
     document["endpoints"][0]["account"] = "Billing"
+    document["routes"][0]["relay"] = False
     topology = parse_topology(document)
     assert topology.cross_account_senders(topology.endpoint("Billing")) == ()
 
@@ -27,7 +28,10 @@ def test_topics_know_their_publishers_subscribers_and_arns(
 ) -> None:
     topology = parse_topology(example_document)
     (topic,) = topology.topics_in("Billing")
-    assert topology.topic_arn(topic) == "arn:aws:sns:us-east-1:222222222222:OrderBilled"
+    assert (
+        topology.topic_arn(topic)
+        == "arn:aws:sns:us-east-1:222222222222:MyCompany-Messages-OrderBilled"
+    )
     assert topology.cross_account_publishers(topic) == ()
     assert topology.subscriber_accounts(topic) == ("111111111111",)
     partner = topic.subscriptions[1]

@@ -18,9 +18,11 @@ def test_the_example_describes_the_seed_scenario(example_document: dict[str, Any
     sales, billing = topology.endpoint("Sales"), topology.endpoint("Billing")
     assert sales.arn_aware
     assert not billing.arn_aware
-    assert topology.cross_account_senders(billing) == ("111111111111",)
-    # Billing, a released endpoint, answers Sales through the bridge: no grant on Sales.
+    # Sales sends through the bridge (whose relay copies large bodies across), and Billing, a
+    # released endpoint, answers through it: no grant on either queue.
+    assert topology.cross_account_senders(billing) == ()
     assert topology.cross_account_senders(sales) == ()
+    assert topology.body_bucket("Billing") == "messaging-bodies-222222222222-us-east-1"
     assert topology.error_queue.queue_name == "error"
     assert topology.cross_account_senders(topology.error_queue) == (
         "111111111111",
@@ -248,7 +250,12 @@ def test_fifo_endpoints_get_fifo_queue_and_dlq_names(document: dict[str, Any]) -
             "empty filter policy",
         ),
         (
-            lambda d: d["topics"][0].update(fifo=True),
+            lambda d: (
+                d["topics"][0].update(
+                    fifo=True, name="OrderBilled", eventType=None, messageDrivenSubscribers=[]
+                )
+                or d["topics"][0].pop("eventType")
+            ),
             "topology.topics[0].subscriptions[0].endpoint",
             "a FIFO topic needs a FIFO queue",
         ),
@@ -352,7 +359,7 @@ def test_a_relay_queue_may_not_take_an_existing_queue_name(document: dict[str, A
     document["endpoints"].append({"name": "Billing2", "account": "Sales", "queueName": "Billing"})
     problems = problems_of(document)
     assert any(
-        "the bridge's shadow queue for the route from Shipping would be named 'Billing' in "
+        "the bridge's shadow queue for the route from Sales would be named 'Billing' in "
         "account 'Sales', but that name is also used by endpoint 'Billing2''s queue" in rule
         for _, rule in problems
     )

@@ -1,0 +1,44 @@
+"""The server access-log bucket every bucket of the constructs logs into (cdk-nag's S1)."""
+
+from __future__ import annotations
+
+from aws_cdk import Duration, RemovalPolicy
+from aws_cdk import aws_s3 as s3
+from constructs import Construct
+
+from constructs_lib._private.acknowledgments import acknowledge
+
+ACCESS_LOG_RETENTION = Duration.days(90)
+"""Server access logs answer "who read this?" for a quarter."""
+INCOMPLETE_UPLOAD_LIMIT = Duration.days(7)
+"""A multipart upload unfinished after a week was abandoned; its parts would be billed."""
+
+
+def access_log_bucket(
+    scope: Construct, construct_id: str, removal_policy: RemovalPolicy
+) -> s3.Bucket:
+    """A TLS-only, private, SSE-S3 bucket (S3's log delivery cannot write with a
+    customer-managed key) whose logs expire after :data:`ACCESS_LOG_RETENTION`."""
+    bucket = s3.Bucket(
+        scope,
+        construct_id,
+        encryption=s3.BucketEncryption.S3_MANAGED,
+        block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
+        object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+        enforce_ssl=True,
+        lifecycle_rules=[
+            s3.LifecycleRule(
+                id="expire-access-logs",
+                expiration=ACCESS_LOG_RETENTION,
+                abort_incomplete_multipart_upload_after=INCOMPLETE_UPLOAD_LIMIT,
+            )
+        ],
+        removal_policy=removal_policy,
+    )
+    acknowledge(
+        bucket,
+        "AwsSolutions-S1",
+        "This bucket receives the server access logs of its sibling bucket; logging it into "
+        "itself or a third bucket would only move the question one bucket along.",
+    )
+    return bucket

@@ -1,0 +1,173 @@
+"""``MessageBodyBucket``: where NServiceBus's SQS transport keeps bodies too large for SQS.
+
+The transport moves a body over 1 MiB (256 KiB for a publish) to S3 under
+``{KeyPrefix}/{MessageId}`` in the bucket its endpoint configures (``S3Settings``), and reads a
+received message's key from the same bucket. One bucket per account serves its endpoints; the
+account bridge's outbound relays of other accounts copy the bodies of the messages they forward
+into it (:mod:`cross_account_runtime.relay.bodies`), admitted here by role ARN.
+
+Secure as AWS Solutions Constructs make buckets: a customer-managed key with rotation (S3
+Bucket Keys on), TLS-only, public access blocked, object ownership enforced (a relay's copy
+belongs to this account), server access logs in a bucket of their own. Bodies expire as the
+transport's own rule would expire them: the rule carries the transport's id
+(``NServiceBus.SQS.DeleteMessageBodies``), so an endpoint run with installers finds it and
+leaves the bucket's lifecycle alone.
+"""
+
+from __future__ import annotations
+
+from aws_cdk import Duration, RemovalPolicy, Stack
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
+from aws_cdk import aws_s3 as s3
+from constructs import Construct
+
+from constructs_lib._private.access_logs import access_log_bucket
+from constructs_lib._private.acknowledgments import acknowledge
+from constructs_lib.defaults import BODY_EXPIRATION, BODY_EXPIRATION_RANGE_DAYS
+from constructs_lib.validation import require_account_ids, require_range
+
+TRANSPORT_LIFECYCLE_RULE_ID = "NServiceBus.SQS.DeleteMessageBodies"
+"""The id of the transport's own lifecycle rule, which its installer looks for."""
+BODY_KEY_ALIAS = "alias/messaging/bodies"
+"""Every body bucket's key carries this alias, so a relay in another account is granted the
+keys of its destinations' body buckets by alias (their ids are unknown there)."""
+INCOMPLETE_UPLOAD_LIMIT = Duration.days(1)
+"""A body upload unfinished after a day belongs to a send that failed long ago."""
+WRITER_KEY_ACTIONS = ("kms:GenerateDataKey", "kms:Encrypt")
+"""What a relay copying a body in needs of the bucket's key (through S3)."""
+
+
+class MessageBodyBucket(Construct):
+    """One account's body bucket (``bucket``), its key (``key``) and its access-log bucket."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        bucket_name: str | None = None,
+        expiration: Duration = BODY_EXPIRATION,
+        removal_policy: RemovalPolicy = RemovalPolicy.RETAIN,
+    ) -> None:
+        """Create the key, the access-log bucket and the bucket.
+
+        :param bucket_name: what the endpoints configure (``S3Settings``) and other accounts'
+            relays copy into. Default: one CloudFormation generates.
+        :param expiration: how long a body is kept (whole days, 1-14: no message outlives
+            SQS's 14 days). Default: :data:`~constructs_lib.defaults.BODY_EXPIRATION`
+            (4 days, the transport's default maximum time to live).
+        :param removal_policy: of the buckets and the key; bodies of messages still queued
+            would be lost with them. Default: ``RemovalPolicy.RETAIN``.
+        """
+        super().__init__(scope, construct_id)
+        days = expiration.to_days(integral=False)
+        if days != int(days):
+            raise ValueError(f"expiration: S3 expires objects after whole days, got {days}")
+        require_range("expiration (days)", int(days), *BODY_EXPIRATION_RANGE_DAYS)
+        self.key = kms.Key(
+            self,
+            "Key",
+            description="Message bodies of NServiceBus endpoints too large for SQS",
+            enable_key_rotation=True,
+            alias=BODY_KEY_ALIAS,
+            removal_policy=removal_policy,
+        )
+        self.access_log_bucket = access_log_bucket(self, "AccessLogs", removal_policy)
+        self.bucket = s3.Bucket(
+            self,
+            "Bucket",
+            bucket_name=bucket_name,
+            encryption=s3.BucketEncryption.KMS,
+            encryption_key=self.key,
+            bucket_key_enabled=True,
+            block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
+            object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+            enforce_ssl=True,
+            server_access_logs_bucket=self.access_log_bucket,
+            server_access_logs_prefix="message-body-bucket/",
+            lifecycle_rules=[
+                s3.LifecycleRule(
+                    id=TRANSPORT_LIFECYCLE_RULE_ID,
+                    expiration=expiration,
+                    abort_incomplete_multipart_upload_after=INCOMPLETE_UPLOAD_LIMIT,
+                )
+            ],
+            removal_policy=removal_policy,
+        )
+        self._writers: list[str] = []
+
+    @property
+    def bucket_name(self) -> str:
+        """The bucket's name, what the endpoints configure."""
+        return self.bucket.bucket_name
+
+    def admit_writer_roles(self, *role_arns: str) -> None:
+        """Let these roles of other accounts (the outbound relays forwarding to this account)
+        put bodies into the bucket with its key, and no other principal of their accounts: an
+        account principal narrowed by ``aws:PrincipalArn``, so the role need not exist yet."""
+        for role_arn in role_arns:
+            parts = role_arn.split(":")
+            if len(parts) != 6 or parts[2] != "iam" or not parts[5].startswith("role/"):
+                raise ValueError(f"role_arns: {role_arn!r} is not an IAM role ARN")
+            require_account_ids("role_arns (account)", [parts[4]])
+            if role_arn in self._writers:
+                continue
+            self._writers.append(role_arn)
+            principal = iam.AccountPrincipal(parts[4])
+            condition = {"ArnEquals": {"aws:PrincipalArn": role_arn}}
+            self.bucket.add_to_resource_policy(
+                iam.PolicyStatement(
+                    sid=f"AllowBodyCopy{len(self._writers)}",
+                    principals=[principal],
+                    actions=["s3:PutObject"],
+                    resources=[self.bucket.arn_for_objects("*")],
+                    conditions=condition,
+                )
+            )
+            self.key.add_to_resource_policy(
+                iam.PolicyStatement(
+                    sid=f"AllowBodyCopy{len(self._writers)}",
+                    principals=[principal],
+                    actions=list(WRITER_KEY_ACTIONS),
+                    resources=["*"],
+                    conditions={
+                        **condition,
+                        "StringEquals": {
+                            "kms:ViaService": f"s3.{Stack.of(self).region}.amazonaws.com"
+                        },
+                    },
+                )
+            )
+
+    def grant_read_bodies(self, grantee: iam.IGrantable) -> None:
+        """Read bodies (and decrypt them): what this account's outbound relay needs to copy
+        them out, and what an endpoint's role needs to receive."""
+        self.bucket.grant_read(grantee, "*")
+        self._acknowledge_object_grants(grantee, ("s3:GetObject*", "s3:GetBucket*", "s3:List*"))
+
+    def grant_read_write_bodies(self, grantee: iam.IGrantable) -> None:
+        """Write and read bodies: what an endpoint's role needs to send and receive large
+        messages."""
+        self.bucket.grant_read_write(grantee, "*")
+        self._acknowledge_object_grants(
+            grantee,
+            ("s3:GetObject*", "s3:GetBucket*", "s3:List*", "s3:DeleteObject*", "s3:Abort*"),
+        )
+
+    def _acknowledge_object_grants(self, grantee: iam.IGrantable, actions: tuple[str, ...]) -> None:
+        if not isinstance(grantee, Construct):
+            return
+        logical_id = Stack.of(self).get_logical_id(self.bucket.node.default_child)  # type: ignore[arg-type]
+        acknowledge(
+            grantee,
+            f"AwsSolutions-IAM5[Resource::<{logical_id}.Arn>/*]",
+            "Bodies are named {KeyPrefix}/{MessageId} by the sending endpoint's transport, "
+            "unknown in advance; the grant is confined to this one bucket.",
+        )
+        for action in (*actions, "kms:GenerateDataKey*", "kms:ReEncrypt*"):
+            acknowledge(
+                grantee,
+                f"AwsSolutions-IAM5[Action::{action}]",
+                "S3's grant helper actions on this body bucket and its key only.",
+            )
