@@ -15,7 +15,11 @@ from aws_cdk import aws_kms as kms
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
-from constructs_lib._private.access_logs import INCOMPLETE_UPLOAD_LIMIT, access_log_bucket
+from constructs_lib._private.access_logs import (
+    INCOMPLETE_UPLOAD_LIMIT,
+    access_log_bucket,
+    admit_log_delivery_by_policy,
+)
 from constructs_lib._private.acknowledgments import acknowledge
 from constructs_lib.defaults import (
     LOG_BUCKET_INFREQUENT_ACCESS_AFTER,
@@ -30,7 +34,6 @@ from cross_account_runtime.delivery_report.bucket_layout import (
     REPORT_PREFIX,
 )
 
-SERVER_ACCESS_LOGS_BY_POLICY = "@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy"
 MAX_REPORT_RETENTION_DAYS = 73_000
 
 
@@ -63,8 +66,7 @@ class DeliveryLogBucket(Construct):
             ``RemovalPolicy.RETAIN``.
         """
         super().__init__(scope, construct_id)
-        # Admit S3's log delivery by bucket policy, not the legacy ACL, whatever the app's flags.
-        self.node.set_context(SERVER_ACCESS_LOGS_BY_POLICY, True)
+        admit_log_delivery_by_policy(self)
         retention_days = int(retention.to_days())
         infrequent_days = int(infrequent_access_after.to_days())
         require_range(

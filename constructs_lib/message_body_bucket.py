@@ -22,7 +22,7 @@ from aws_cdk import aws_kms as kms
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
-from constructs_lib._private.access_logs import access_log_bucket
+from constructs_lib._private.access_logs import access_log_bucket, admit_log_delivery_by_policy
 from constructs_lib._private.acknowledgments import acknowledge
 from constructs_lib.defaults import BODY_EXPIRATION, BODY_EXPIRATION_RANGE_DAYS
 from constructs_lib.validation import require_account_ids, require_range
@@ -61,6 +61,7 @@ class MessageBodyBucket(Construct):
             would be lost with them. Default: ``RemovalPolicy.RETAIN``.
         """
         super().__init__(scope, construct_id)
+        admit_log_delivery_by_policy(self)
         days = expiration.to_days(integral=False)
         if days != int(days):
             raise ValueError(f"expiration: S3 expires objects after whole days, got {days}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_cdk import CfnOutput, Duration, Environment, Stack
+from aws_cdk import CfnOutput, CfnResource, Duration, Environment, Stack
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_sns as sns
 from constructs import Construct
@@ -27,6 +27,7 @@ from stacks.checks.resource_limit import ResourceLimit
 from stacks.delivery_log_stack import delivery_log_destination_arn
 from stacks.topology import Account, Endpoint, Topic, Topology, relay_role_name
 from stacks.topology.bridge import ingress_endpoints, plan_bridge, reachable_queues
+from stacks.topology.topics import EVENT_METADATA
 
 STACK_NAME_PREFIX = "Messaging-"
 
@@ -300,6 +301,22 @@ class MessagingAccountStack(Stack):
                 )
             if dlq is not None:
                 self.alarms.watch_dead_letter_queue(f"{topic.name}{subscription.name}", dlq)
+        if topic.event_type is not None:
+            cfn_topic = construct.topic.node.default_child
+            assert isinstance(cfn_topic, CfnResource)
+            cfn_topic.add_metadata(
+                EVENT_METADATA,
+                {
+                    "EventType": topic.event_type,
+                    "Publishers": [
+                        self.topology.queue_arn(self.topology.endpoint(p)) for p in topic.publishers
+                    ],
+                    "MessageDrivenSubscribers": [
+                        self.topology.queue_arn(self.topology.endpoint(s))
+                        for s in topic.message_driven_subscribers
+                    ],
+                },
+            )
         destination = delivery_log_destination_arn(self.topology)
         if destination is not None:
             construct.stream_logs_to(destination)

@@ -8,10 +8,17 @@ from constructs import Construct
 
 from constructs_lib._private.acknowledgments import acknowledge
 
+SERVER_ACCESS_LOGS_BY_POLICY = "@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy"
 ACCESS_LOG_RETENTION = Duration.days(90)
 """Server access logs answer "who read this?" for a quarter."""
 INCOMPLETE_UPLOAD_LIMIT = Duration.days(7)
 """A multipart upload unfinished after a week was abandoned; its parts would be billed."""
+
+
+def admit_log_delivery_by_policy(scope: Construct) -> None:
+    """Admit S3's log delivery by bucket policy, not the legacy ACL (which object ownership
+    enforced forbids), whatever the app's feature flags; call it before adding children."""
+    scope.node.set_context(SERVER_ACCESS_LOGS_BY_POLICY, True)
 
 
 def access_log_bucket(

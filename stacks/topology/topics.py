@@ -38,6 +38,10 @@ HTTPS_URL = re.compile(r"^https://[^/\s:@]+(:\d{1,5})?(/\S*)?$")
 SUBSCRIPTION_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9]{0,63}$")
 PROTOCOLS = ("sqs", "https", "lambda")
 MAX_FILTER_POLICY_BYTES = 256 * 1024
+EVENT_METADATA = "NServiceBusEvent"
+"""The topic resource's metadata the stacks write for an event topic, for the access report:
+``EventType``, ``Publishers`` and ``MessageDrivenSubscribers`` (queue ARNs), which no policy
+shows (publishers in the topic's own account are authorized by IAM)."""
 
 
 @dataclass(frozen=True)

@@ -253,7 +253,10 @@ class TestSubscriptionFilters:
         names = sorted(
             text(groups[f["LogGroupName"]["Ref"]]["Properties"]["LogGroupName"]) for f in filters
         )
-        assert [n.split("}/", 2)[-1] for n in names] == ["OrderBilled", "OrderBilled/Failure"]
+        assert [n.split("}/", 2)[-1] for n in names] == [
+            "MyCompany-Messages-OrderBilled",
+            "MyCompany-Messages-OrderBilled/Failure",
+        ]
         assert {f["DestinationArn"] for f in filters} == {DESTINATION}
         assert {f["FilterPattern"] for f in filters} == {""}
 

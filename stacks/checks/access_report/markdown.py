@@ -175,6 +175,22 @@ def to_markdown(report: AccessReport) -> str:
     ]
     lines += [
         "",
+        "## Events (publisher to topic to subscriber queue)",
+        "",
+        "| event | publisher | topic | subscriber queue | how |",
+        "|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| `{e['event_type']}` | `{publisher}` | `{e['topic']}` | `{queue}` | {how} |"
+        for e in report["events"]
+        for publisher in e["publishers"]
+        for queue, how in (
+            *((q, "native (SNS)") for q in e["subscriber_queues"]),
+            *((q, "message-driven (bridge)") for q in e["message_driven_subscribers"]),
+        )
+    ]
+    lines += [
+        "",
         "## Relays (account bridge)",
         "",
         "| direction | from | to | role |",

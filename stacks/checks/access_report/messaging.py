@@ -29,12 +29,14 @@ from stacks.checks.access_report.policies import (
     read_policy,
 )
 from stacks.checks.access_report.records import (
+    EventRecord,
     MessagingRecords,
     QueueRecord,
     RelayRecord,
     SubscriptionRecord,
     TopicRecord,
 )
+from stacks.topology.topics import EVENT_METADATA
 
 ACTIONS_THAT_SEND = frozenset({"sqs:SendMessage", "sqs:SendMessageBatch", "sqs:*"})
 ACTIONS_THAT_RECEIVE = frozenset(
@@ -94,6 +96,24 @@ def _topic_record(stack: SynthesizedStack, logical_id: str) -> TopicRecord:
         "subscribe": [],
         "denies_insecure_transport": False,
     }
+
+
+def _event_records(
+    topics: Mapping[str, Mapping[str, Any]], subscriptions: Sequence[SubscriptionRecord]
+) -> list[EventRecord]:
+    """Each event topic's publishers, topic and subscriber queues."""
+    return [
+        {
+            "event_type": event["EventType"],
+            "topic": arn,
+            "publishers": sorted(event["Publishers"]),
+            "subscriber_queues": sorted(
+                s["endpoint"] for s in subscriptions if s["topic"] == arn and s["protocol"] == "sqs"
+            ),
+            "message_driven_subscribers": sorted(event["MessageDrivenSubscribers"]),
+        }
+        for arn, event in sorted(topics.items())
+    ]
 
 
 def _subscription_record(
@@ -164,6 +184,7 @@ def read_messaging(stacks: Sequence[SynthesizedStack]) -> MessagingRecords:
     topics: dict[str, TopicRecord] = {}
     subscriptions: list[SubscriptionRecord] = []
     relays: list[RelayRecord] = []
+    events: dict[str, Mapping[str, Any]] = {}
     for stack in stacks:
         resources = stack.template.get("Resources", {})
         queue_by_logical_id: dict[str, QueueRecord] = {}
@@ -177,6 +198,9 @@ def read_messaging(stacks: Sequence[SynthesizedStack]) -> MessagingRecords:
                 topic_by_logical_id[logical_id] = topics.setdefault(
                     stack.topic_arn(logical_id), _topic_record(stack, logical_id)
                 )
+                event = resource.get("Metadata", {}).get(EVENT_METADATA)
+                if event is not None:
+                    events[stack.topic_arn(logical_id)] = stack.resolve(event)
             elif resource.get("Type") == "AWS::SNS::Subscription":
                 subscriptions.append(_subscription_record(stack, resource))
             elif resource.get("Type") == "AWS::Lambda::Function":
@@ -198,4 +222,5 @@ def read_messaging(stacks: Sequence[SynthesizedStack]) -> MessagingRecords:
             subscriptions, key=lambda s: (s["topic"], s["protocol"], str(s["endpoint"]))
         ),
         "relays": sorted(relays, key=lambda r: (r["from"], r["to"])),
+        "events": _event_records(events, subscriptions),
     }

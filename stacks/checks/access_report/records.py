@@ -176,6 +176,18 @@ class DeliveryLogsRecord(TypedDict):
     buckets: list[LogBucketRecord]
 
 
+class EventRecord(TypedDict):
+    """An NServiceBus event's path: the endpoints publishing it (by name, in the topic's
+    account), its topic, the queues subscribed to the topic, and the queues the publisher
+    sends it to for their subscribe messages (message-driven, through the bridge)."""
+
+    event_type: str
+    topic: str
+    publishers: list[str]
+    subscriber_queues: list[str]
+    message_driven_subscribers: list[str]
+
+
 class MessagingRecords(TypedDict):
     """The queues and topics with their grants, and the edges between them."""
 
@@ -183,6 +195,7 @@ class MessagingRecords(TypedDict):
     topics: list[TopicRecord]
     subscriptions: list[SubscriptionRecord]
     relays: list[RelayRecord]
+    events: list[EventRecord]
 
 
 class AccessReport(MessagingRecords):

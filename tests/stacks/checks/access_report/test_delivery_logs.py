@@ -20,9 +20,7 @@ pytestmark = pytest.mark.synth
 ANALYTICS_STACK = "DeliveryLogs-Ops"
 LOG_BUCKET = "messaging-delivery-logs-333333333333-us-east-1"
 DESTINATION = "arn:aws:logs:us-east-1:333333333333:destination:messaging-delivery-logs"
-BILLING_LOG_GROUP = (
-    "arn:aws:logs:us-east-1:222222222222:log-group:sns/us-east-1/222222222222/OrderBilled"
-)
+BILLING_LOG_GROUP = "arn:aws:logs:us-east-1:222222222222:log-group:sns/us-east-1/222222222222/MyCompany-Messages-OrderBilled"
 
 Template = dict[str, Any]
 

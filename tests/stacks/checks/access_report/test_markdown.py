@@ -25,6 +25,7 @@ def _report_of_one_queue(*, denies_insecure_transport: bool) -> AccessReport:
         "topics": [],
         "subscriptions": [],
         "relays": [],
+        "events": [],
         "delivery_logs": {
             "subscription_filters": [],
             "destinations": [],

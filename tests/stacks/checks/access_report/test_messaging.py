@@ -49,10 +49,31 @@ def test_whoever_may_send_to_an_endpoint_queue_may_use_its_key(example_assembly:
         ), endpoint.name
 
 
+def test_the_access_report_shows_each_publisher_topic_and_subscriber_queue(
+    example_assembly: Path,
+) -> None:
+    report = access_report.build_report(example_assembly)
+    assert report["events"] == [
+        {
+            "event_type": "MyCompany.Messages.OrderBilled",
+            "topic": "arn:aws:sns:us-east-1:222222222222:MyCompany-Messages-OrderBilled",
+            "publishers": ["arn:aws:sqs:us-east-1:222222222222:Billing"],
+            "subscriber_queues": ["arn:aws:sqs:us-east-1:111111111111:Sales"],
+            "message_driven_subscribers": ["arn:aws:sqs:us-east-1:111111111111:Shipping"],
+        }
+    ]
+    markdown = access_report.to_markdown(report)
+    assert (
+        "| `MyCompany.Messages.OrderBilled` | `arn:aws:sqs:us-east-1:222222222222:Billing` | "
+        "`arn:aws:sns:us-east-1:222222222222:MyCompany-Messages-OrderBilled` | "
+        "`arn:aws:sqs:us-east-1:111111111111:Shipping` | message-driven (bridge) |"
+    ) in markdown
+
+
 def test_the_access_report_shows_topics_and_their_edges(example_assembly: Path) -> None:
     report = access_report.build_report(example_assembly)
     (topic,) = report["topics"]
-    assert topic["topic"] == "arn:aws:sns:us-east-1:222222222222:OrderBilled"
+    assert topic["topic"] == "arn:aws:sns:us-east-1:222222222222:MyCompany-Messages-OrderBilled"
     assert topic["logged_protocols"] == ["http/s", "sqs"]
     (subscribe,) = topic["subscribe"]
     assert subscribe["principal"] == {"account": "111111111111"}
