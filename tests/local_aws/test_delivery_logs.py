@@ -49,7 +49,7 @@ def test_each_subscription_is_logged_under_the_protocol_sns_logs_it_under() -> N
     logged = sample_topology(topology)
 
     (topic,) = logged.topics
-    assert topic.arn == "arn:aws:sns:us-east-1:222222222222:OrderBilled"
+    assert topic.arn == "arn:aws:sns:us-east-1:222222222222:MyCompany-Messages-OrderBilled"
     sqs, https = topic.subscriptions
     assert (sqs.protocol, sqs.endpoint) == ("sqs", "arn:aws:sqs:us-east-1:111111111111:Sales")
     assert (https.protocol, https.endpoint) == (

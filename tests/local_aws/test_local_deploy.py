@@ -97,10 +97,12 @@ def test_the_topic_and_its_delivery_log_groups_exist_in_the_publisher_account(
     deployed: dict[str, AccountInventory],
 ) -> None:
     billing = deployed["Billing"]
-    assert billing.topic_arns == ("arn:aws:sns:us-east-1:222222222222:OrderBilled",)
+    assert billing.topic_arns == (
+        "arn:aws:sns:us-east-1:222222222222:MyCompany-Messages-OrderBilled",
+    )
     assert set(billing.log_groups) >= {
-        "sns/us-east-1/222222222222/OrderBilled",
-        "sns/us-east-1/222222222222/OrderBilled/Failure",
+        "sns/us-east-1/222222222222/MyCompany-Messages-OrderBilled",
+        "sns/us-east-1/222222222222/MyCompany-Messages-OrderBilled/Failure",
     }
     assert deployed["Sales"].topic_arns == ()
 
