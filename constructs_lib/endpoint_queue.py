@@ -43,6 +43,7 @@ from constructs_lib.validation import (
     require_account_ids,
     require_organization_ids,
     require_range,
+    require_role_arn,
 )
 from cross_account_runtime.nservicebus.transport_address import (
     FIFO_SUFFIX,
@@ -349,16 +350,13 @@ class EndpointQueue(Construct):
         (an account principal narrowed by ``aws:PrincipalArn``, so the role need not exist
         when this policy is deployed)."""
         for role_arn in role_arns:
-            parts = role_arn.split(":")
-            if len(parts) != 6 or parts[2] != "iam" or not parts[5].startswith("role/"):
-                raise ValueError(f"role_arns: {role_arn!r} is not an IAM role ARN")
-            require_account_ids("role_arns (account)", [parts[4]])
+            account = require_role_arn("role_arns", role_arn)
             if role_arn in self._sender_roles:
                 continue
             self._sender_roles.append(role_arn)
             self._grant_senders(
                 f"Role{len(self._sender_roles)}",
-                [iam.AccountPrincipal(parts[4])],
+                [iam.AccountPrincipal(account)],
                 {"ArnEquals": {"aws:PrincipalArn": role_arn}},
             )
 

@@ -9,6 +9,15 @@ ACCOUNT_ID = re.compile(r"^\d{12}$")
 ORGANIZATION_ID = re.compile(r"^o-[a-z0-9]{10,32}$")
 
 
+def require_role_arn(name: str, role_arn: str) -> str:
+    """Refuse anything but an IAM role ARN of a well-formed account; return the account id."""
+    parts = role_arn.split(":")
+    if len(parts) != 6 or parts[2] != "iam" or not parts[5].startswith("role/"):
+        raise ValueError(f"{name}: {role_arn!r} is not an IAM role ARN")
+    require_account_ids(f"{name} (account)", [parts[4]])
+    return parts[4]
+
+
 def require_range(name: str, value: int, low: int, high: int) -> None:
     """Refuse a whole number outside ``low..high``."""
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
