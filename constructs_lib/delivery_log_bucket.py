@@ -17,8 +17,8 @@ from constructs import Construct
 
 from constructs_lib._private.access_logs import (
     INCOMPLETE_UPLOAD_LIMIT,
-    access_log_bucket,
     admit_log_delivery_by_policy,
+    logged_kms_bucket,
 )
 from constructs_lib._private.acknowledgments import acknowledge
 from constructs_lib.defaults import (
@@ -85,19 +85,11 @@ class DeliveryLogBucket(Construct):
             enable_key_rotation=True,
             removal_policy=removal_policy,
         )
-        self.access_log_bucket = access_log_bucket(self, "AccessLogs", removal_policy)
-        self.bucket = s3.Bucket(
+        self.access_log_bucket, self.bucket = logged_kms_bucket(
             self,
-            "Bucket",
             bucket_name=bucket_name,
-            encryption=s3.BucketEncryption.KMS,
-            encryption_key=self.key,
-            bucket_key_enabled=True,
-            block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
-            object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-            enforce_ssl=True,
-            server_access_logs_bucket=self.access_log_bucket,
-            server_access_logs_prefix="delivery-log-bucket/",
+            key=self.key,
+            log_prefix="delivery-log-bucket/",
             lifecycle_rules=[
                 *(
                     s3.LifecycleRule(

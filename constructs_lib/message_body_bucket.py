@@ -22,10 +22,10 @@ from aws_cdk import aws_kms as kms
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
-from constructs_lib._private.access_logs import access_log_bucket, admit_log_delivery_by_policy
+from constructs_lib._private.access_logs import admit_log_delivery_by_policy, logged_kms_bucket
 from constructs_lib._private.acknowledgments import acknowledge
 from constructs_lib.defaults import BODY_EXPIRATION, BODY_EXPIRATION_RANGE_DAYS
-from constructs_lib.validation import require_account_ids, require_range
+from constructs_lib.validation import require_range, require_role_arn
 
 TRANSPORT_LIFECYCLE_RULE_ID = "NServiceBus.SQS.DeleteMessageBodies"
 """The id of the transport's own lifecycle rule, which its installer looks for."""
@@ -74,19 +74,11 @@ class MessageBodyBucket(Construct):
             alias=BODY_KEY_ALIAS,
             removal_policy=removal_policy,
         )
-        self.access_log_bucket = access_log_bucket(self, "AccessLogs", removal_policy)
-        self.bucket = s3.Bucket(
+        self.access_log_bucket, self.bucket = logged_kms_bucket(
             self,
-            "Bucket",
             bucket_name=bucket_name,
-            encryption=s3.BucketEncryption.KMS,
-            encryption_key=self.key,
-            bucket_key_enabled=True,
-            block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
-            object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-            enforce_ssl=True,
-            server_access_logs_bucket=self.access_log_bucket,
-            server_access_logs_prefix="message-body-bucket/",
+            key=self.key,
+            log_prefix="message-body-bucket/",
             lifecycle_rules=[
                 s3.LifecycleRule(
                     id=TRANSPORT_LIFECYCLE_RULE_ID,
@@ -108,14 +100,11 @@ class MessageBodyBucket(Construct):
         put bodies into the bucket with its key, and no other principal of their accounts: an
         account principal narrowed by ``aws:PrincipalArn``, so the role need not exist yet."""
         for role_arn in role_arns:
-            parts = role_arn.split(":")
-            if len(parts) != 6 or parts[2] != "iam" or not parts[5].startswith("role/"):
-                raise ValueError(f"role_arns: {role_arn!r} is not an IAM role ARN")
-            require_account_ids("role_arns (account)", [parts[4]])
+            account = require_role_arn("role_arns", role_arn)
             if role_arn in self._writers:
                 continue
             self._writers.append(role_arn)
-            principal = iam.AccountPrincipal(parts[4])
+            principal = iam.AccountPrincipal(account)
             condition = {"ArnEquals": {"aws:PrincipalArn": role_arn}}
             self.bucket.add_to_resource_policy(
                 iam.PolicyStatement(

@@ -1,8 +1,10 @@
-"""The server access-log bucket every bucket of the constructs logs into (cdk-nag's S1)."""
+"""The constructs' buckets: encrypted with a customer-managed key, TLS-only, private, owner
+enforced, logging their server access into a bucket of their own (cdk-nag's S1)."""
 
 from __future__ import annotations
 
 from aws_cdk import Duration, RemovalPolicy
+from aws_cdk import aws_kms as kms
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
@@ -49,3 +51,35 @@ def access_log_bucket(
         "itself or a third bucket would only move the question one bucket along.",
     )
     return bucket
+
+
+def logged_kms_bucket(
+    scope: Construct,
+    *,
+    bucket_name: str | None,
+    key: kms.IKey,
+    log_prefix: str,
+    lifecycle_rules: list[s3.LifecycleRule],
+    removal_policy: RemovalPolicy,
+) -> tuple[s3.Bucket, s3.Bucket]:
+    """The access-log bucket (``AccessLogs``) and the bucket (``Bucket``) of ``scope``: the
+    bucket encrypted with ``key`` (S3 Bucket Keys on, so many small writes do not each call
+    KMS), TLS-only, public access blocked, object ownership enforced, its server access logs
+    under ``log_prefix``. Call :func:`admit_log_delivery_by_policy` on ``scope`` first."""
+    logs = access_log_bucket(scope, "AccessLogs", removal_policy)
+    bucket = s3.Bucket(
+        scope,
+        "Bucket",
+        bucket_name=bucket_name,
+        encryption=s3.BucketEncryption.KMS,
+        encryption_key=key,
+        bucket_key_enabled=True,
+        block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
+        object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+        enforce_ssl=True,
+        server_access_logs_bucket=logs,
+        server_access_logs_prefix=log_prefix,
+        lifecycle_rules=lifecycle_rules,
+        removal_policy=removal_policy,
+    )
+    return logs, bucket
