@@ -30,8 +30,9 @@ cache. The ``:name`` address form of the seed is not modelled.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any, Final
 
 from local_aws.released_transport.arn_header import (
@@ -39,16 +40,18 @@ from local_aws.released_transport.arn_header import (
     format_arn_header,
     parse_arn_header,
 )
-from local_aws.released_transport.dispatcher import MessageDispatcher
-from local_aws.released_transport.dotnet_time import Clock
+from local_aws.released_transport.dispatcher import MessageDispatcher, Operation
+from local_aws.released_transport.dotnet_time import Clock, system_clock
 from local_aws.released_transport.endpoint import EndpointSettings, ReleasedEndpoint
 from local_aws.released_transport.extraction import ExtractedMessage
 from local_aws.released_transport.headers import HeaderDict
+from local_aws.released_transport.hybrid_pubsub import DEFAULT_SUBSCRIPTIONS_CACHE_TTL
 from local_aws.released_transport.input_pump import InputQueuePump
-from local_aws.released_transport.outgoing import TransportOperation, TransportTransaction
-from local_aws.released_transport.prepared_message import SqsPreparedMessage
+from local_aws.released_transport.outgoing import TransportTransaction
 from local_aws.released_transport.queue_cache import QueueCache
+from local_aws.released_transport.s3_settings import S3Settings
 from local_aws.released_transport.sqs_shapes import ReceivedMessage
+from local_aws.released_transport.topic_cache import TopicCache
 
 _ARN_PARTS: Final = 6
 _SQS_SERVICE: Final = "sqs"
@@ -112,22 +115,35 @@ class ArnAwareDispatcher(MessageDispatcher):
         *,
         own_address: str,
         own_arn: Callable[[], str],
-        wrap_outgoing_messages: bool,
-        clock: Clock,
+        topic_cache: TopicCache | None = None,
+        s3: S3Settings | None = None,
+        wrap_outgoing_messages: bool = True,
+        reserve_bytes_in_message_size_calculation: int = 0,
+        subscriptions_cache_ttl: timedelta = DEFAULT_SUBSCRIPTIONS_CACHE_TTL,
+        clock: Clock = system_clock,
     ) -> None:
         super().__init__(
-            sqs, queue_cache, wrap_outgoing_messages=wrap_outgoing_messages, clock=clock
+            sqs,
+            queue_cache,
+            topic_cache=topic_cache,
+            s3=s3,
+            wrap_outgoing_messages=wrap_outgoing_messages,
+            reserve_bytes_in_message_size_calculation=reserve_bytes_in_message_size_calculation,
+            subscriptions_cache_ttl=subscriptions_cache_ttl,
+            clock=clock,
         )
         self._own_address = own_address
         self._own_arn = own_arn
 
-    def prepare(
-        self, operation: TransportOperation, transaction: TransportTransaction | None = None
-    ) -> SqsPreparedMessage:
-        headers = operation.message.headers
-        if any(value == self._own_address for value in headers.values()):
-            stamp_arn_header(headers, self._own_address, self._own_arn())
-        return super().prepare(operation, transaction)
+    def dispatch(
+        self, operations: Sequence[Operation], transaction: TransportTransaction | None = None
+    ) -> None:
+        """Stamp every operation's headers (a publish's operations share them), then send."""
+        for operation in operations:
+            headers = operation.message.headers
+            if any(value == self._own_address for value in headers.values()):
+                stamp_arn_header(headers, self._own_address, self._own_arn())
+        super().dispatch(operations, transaction)
 
     def resolve(self, destination: str) -> str:
         arn = parse_queue_arn(destination)
