@@ -5,6 +5,7 @@ every request is recorded."""
 from __future__ import annotations
 
 import io
+from types import SimpleNamespace
 from typing import Any
 
 from tests.local_aws.released_transport.fake_sqs import client_error
@@ -13,7 +14,8 @@ from tests.local_aws.released_transport.fake_sqs import client_error
 class FakeS3:
     """Records every call as ``(operation, keyword arguments)``."""
 
-    def __init__(self, *buckets: str) -> None:
+    def __init__(self, *buckets: str, region: str = "us-east-1") -> None:
+        self.meta = SimpleNamespace(region_name=region)
         self.requests: list[tuple[str, dict[str, Any]]] = []
         self.objects: dict[tuple[str, str], bytes] = {}
         self.buckets: list[str] = list(buckets)
