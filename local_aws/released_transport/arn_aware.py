@@ -37,7 +37,8 @@ the same endpoint name they are one group and each publish goes to one of them, 
 (the seed's remark); with different names (no prefix) both get every event. The hybrid
 de-duplication is the released one: it compares subscription endpoints with the destination's
 *sanitized name*, which for an ARN destination never matches, so a natively subscribed
-subscriber stored by ARN gets the event twice (the seed says nothing about it).
+subscriber stored by ARN gets the event twice, and an ARN over 80 characters fails the name
+derivation and with it the publish (the seed says nothing about it).
 
 The own queue ARN is the input queue's ``QueueArn`` attribute, read once through the queue
 cache. The ``:name`` address form of the seed is not modelled.

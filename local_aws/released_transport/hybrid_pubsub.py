@@ -10,7 +10,8 @@ these hold:
 * the multicast event type has a topic in the publisher's account (the topic cache);
 * some subscription of that topic has an endpoint ending in ``:`` and the physical name of the
   unicast destination (``FindMatchingSubscription``; the destination goes through the queue
-  name generator, so a queue ARN destination is sanitized into a name no subscription has).
+  name generator, so a queue ARN destination is sanitized into a name no subscription has, or
+  refused when over 80 characters, which fails the dispatch).
 
 The answer is cached per topic ARN and destination for ``SubscriptionsCacheTTL`` (5 s by
 default), counted from when the lookup finished; a failing lookup is not cached.

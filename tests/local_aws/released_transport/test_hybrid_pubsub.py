@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from local_aws.released_transport.hybrid_pubsub import HybridPubSubChecker
-from local_aws.released_transport.naming import get_sqs_queue_name
+from local_aws.released_transport.naming import QueueNameError, get_sqs_queue_name
 from local_aws.released_transport.outgoing import OutgoingMessage, TransportOperation
 from local_aws.released_transport.queue_cache import QueueCache
 from local_aws.released_transport.topic_cache import TopicCache
@@ -126,3 +126,11 @@ def test_the_answer_is_cached_per_topic_and_destination_for_five_seconds() -> No
     assert checker.is_published_natively_to(_copy("Billing"), {"id": EVENT})
 
     assert len(sns.calls("list_subscriptions_by_topic")) == 2
+
+
+def test_a_queue_arn_over_80_characters_makes_the_name_derivation_throw() -> None:
+    sns = FakeSns(TOPIC)
+    destination = "arn:aws:sqs:us-west-2:123456789012:" + "Billing" * 7
+
+    with pytest.raises(QueueNameError, match="is longer than 80 characters"):
+        _checker(sns, _Clock()).is_published_natively_to(_copy(destination), {"id": EVENT})
