@@ -16,7 +16,8 @@ Seed 000 designs, and no release implements, three changes to the transport:
   header named in the ARN header that the message has takes the entry's value. A malformed ARN
   header fails the extraction, so the message is poison and goes to the error queue unchanged
   (the seed does not say; this is the pump's rule for unreadable messages);
-* **addressing**: a destination given as a queue ARN (``arn:<partition>:sqs:<region>:<account>:
+* **addressing**: a destination given as a queue ARN (a send, a reply, or a publish's copy to a
+  subscriber stored by ARN) (``arn:<partition>:sqs:<region>:<account>:
   <name>``) is sent to that queue in that account — the URL is built from the ARN (the client's
   endpoint when the region is the client's, else the region's public endpoint), no prefix or
   sanitizing applied — and ``use_account_for_endpoint`` / ``use_region_for_endpoint`` (the seed's
@@ -24,14 +25,30 @@ Seed 000 designs, and no release implements, three changes to the transport:
   the ARN of its queue (the name through the generator, as the queue is named). Everything else
   is resolved by name in the endpoint's own account, as the released transport does.
 
+In the message-driven compatibility mode (the seed's "Hybrid mode message-driven pub-sub"): a
+subscribe request goes to the publisher's queue ARN when the publisher's endpoint is mapped
+(else by name), and is stamped like every message — ``NServiceBus.ReplyToAddress`` and
+``NServiceBus.SubscriberAddress`` carry the own address, so both get entries (and, without a
+prefix, ``NServiceBus.SubscriberEndpoint`` too). A New publisher's pump substitutes before the
+subscription storage sees the request, so it stores the subscriber's queue ARN (and, without a
+prefix, the ARN as its endpoint name) and sends its copies of an event to that ARN. A
+subscription stored earlier by name stays, so the storage holds two entries for one queue; with
+the same endpoint name they are one group and each publish goes to one of them, round-robin
+(the seed's remark); with different names (no prefix) both get every event. The hybrid
+de-duplication is the released one: it compares subscription endpoints with the destination's
+*sanitized name*, which for an ARN destination never matches, so a natively subscribed
+subscriber stored by ARN gets the event twice, and an ARN over 80 characters fails the name
+derivation and with it the publish (the seed says nothing about it).
+
 The own queue ARN is the input queue's ``QueueArn`` attribute, read once through the queue
 cache. The ``:name`` address form of the seed is not modelled.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any, Final
 
 from local_aws.released_transport.arn_header import (
@@ -39,16 +56,18 @@ from local_aws.released_transport.arn_header import (
     format_arn_header,
     parse_arn_header,
 )
-from local_aws.released_transport.dispatcher import MessageDispatcher
-from local_aws.released_transport.dotnet_time import Clock
+from local_aws.released_transport.dispatcher import MessageDispatcher, Operation
+from local_aws.released_transport.dotnet_time import Clock, system_clock
 from local_aws.released_transport.endpoint import EndpointSettings, ReleasedEndpoint
 from local_aws.released_transport.extraction import ExtractedMessage
 from local_aws.released_transport.headers import HeaderDict
+from local_aws.released_transport.hybrid_pubsub import DEFAULT_SUBSCRIPTIONS_CACHE_TTL
 from local_aws.released_transport.input_pump import InputQueuePump
-from local_aws.released_transport.outgoing import TransportOperation, TransportTransaction
-from local_aws.released_transport.prepared_message import SqsPreparedMessage
+from local_aws.released_transport.outgoing import TransportTransaction
 from local_aws.released_transport.queue_cache import QueueCache
+from local_aws.released_transport.s3_settings import S3Settings
 from local_aws.released_transport.sqs_shapes import ReceivedMessage
+from local_aws.released_transport.topic_cache import TopicCache
 
 _ARN_PARTS: Final = 6
 _SQS_SERVICE: Final = "sqs"
@@ -112,22 +131,35 @@ class ArnAwareDispatcher(MessageDispatcher):
         *,
         own_address: str,
         own_arn: Callable[[], str],
-        wrap_outgoing_messages: bool,
-        clock: Clock,
+        topic_cache: TopicCache | None = None,
+        s3: S3Settings | None = None,
+        wrap_outgoing_messages: bool = True,
+        reserve_bytes_in_message_size_calculation: int = 0,
+        subscriptions_cache_ttl: timedelta = DEFAULT_SUBSCRIPTIONS_CACHE_TTL,
+        clock: Clock = system_clock,
     ) -> None:
         super().__init__(
-            sqs, queue_cache, wrap_outgoing_messages=wrap_outgoing_messages, clock=clock
+            sqs,
+            queue_cache,
+            topic_cache=topic_cache,
+            s3=s3,
+            wrap_outgoing_messages=wrap_outgoing_messages,
+            reserve_bytes_in_message_size_calculation=reserve_bytes_in_message_size_calculation,
+            subscriptions_cache_ttl=subscriptions_cache_ttl,
+            clock=clock,
         )
         self._own_address = own_address
         self._own_arn = own_arn
 
-    def prepare(
-        self, operation: TransportOperation, transaction: TransportTransaction | None = None
-    ) -> SqsPreparedMessage:
-        headers = operation.message.headers
-        if any(value == self._own_address for value in headers.values()):
-            stamp_arn_header(headers, self._own_address, self._own_arn())
-        return super().prepare(operation, transaction)
+    def dispatch(
+        self, operations: Sequence[Operation], transaction: TransportTransaction | None = None
+    ) -> None:
+        """Stamp every operation's headers (a publish's operations share them), then send."""
+        for operation in operations:
+            headers = operation.message.headers
+            if any(value == self._own_address for value in headers.values()):
+                stamp_arn_header(headers, self._own_address, self._own_arn())
+        super().dispatch(operations, transaction)
 
     def resolve(self, destination: str) -> str:
         arn = parse_queue_arn(destination)
@@ -153,10 +185,17 @@ class ArnAwareEndpoint(ReleasedEndpoint):
 
     input_pump_type = ArnAwareInputQueuePump
 
-    def __init__(self, endpoint_name: str, sqs: Any, settings: EndpointSettings | None = None):
+    def __init__(
+        self,
+        endpoint_name: str,
+        sqs: Any,
+        settings: EndpointSettings | None = None,
+        *,
+        sns: Any = None,
+    ):
         self._accounts: dict[str, str] = {}
         self._regions: dict[str, str] = {}
-        super().__init__(endpoint_name, sqs, settings)
+        super().__init__(endpoint_name, sqs, settings, sns=sns)
 
     def use_account_for_endpoint(self, endpoint_name: str, account_id: str) -> None:
         """``UseAccountForEndpoint``: sends to ``endpoint_name`` go to its queue in that
@@ -182,12 +221,24 @@ class ArnAwareEndpoint(ReleasedEndpoint):
         queue_name = self.queue_cache.physical_queue_name(destination)
         return str(QueueArn(partition, region, self._accounts[destination], queue_name))
 
+    def publisher_address(self, publisher_endpoint: str) -> str:
+        """A mapped publisher's queue ARN (the seed's instance mapping), else its name."""
+        if publisher_endpoint in self._accounts:
+            return self.route(publisher_endpoint)
+        return super().publisher_address(publisher_endpoint)
+
     def _create_dispatcher(self) -> MessageDispatcher:
         return ArnAwareDispatcher(
             self._sqs,
             self.queue_cache,
             own_address=self.receive_address,
             own_arn=lambda: self.queue_arn,
+            topic_cache=self.topic_cache,
+            s3=self.settings.s3,
             wrap_outgoing_messages=self.settings.wrap_outgoing_messages,
+            reserve_bytes_in_message_size_calculation=(
+                self.settings.reserve_bytes_in_message_size_calculation
+            ),
+            subscriptions_cache_ttl=self._subscriptions_cache_ttl(),
             clock=self.settings.clock,
         )

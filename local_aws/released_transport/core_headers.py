@@ -4,8 +4,9 @@ acknowledges — before the transport sees the message.
 A send (``IMessageSession.Send`` / ``context.Send``) starts from the caller's headers and the new
 message id, then each pipeline stage adds its own:
 
-* send stage: ``NServiceBus.OpenTelemetry.StartNewTrace = False`` (OpenTelemetry is on by
-  default in v10; replies do not get it) and ``NServiceBus.MessageIntent`` (``Send`` / ``Reply``);
+* send / publish stage: ``NServiceBus.OpenTelemetry.StartNewTrace`` (``False`` for a send,
+  ``True`` for a publish; OpenTelemetry is on by default in v10; replies do not get it) and
+  ``NServiceBus.MessageIntent`` (``Send`` / ``Publish`` / ``Reply``);
 * logical stage: ``NServiceBus.ReplyToAddress`` (the endpoint's receive address — a physical
   queue name), ``NServiceBus.CorrelationId`` (the incoming one, else the incoming message id,
   else the new message's id), ``NServiceBus.RelatedTo`` (the incoming message id, when sent from
@@ -23,6 +24,15 @@ fixes one plausible order. Readers never depend on header order, so only byte-ex
 of whole envelopes of *endpoint-generated* messages would notice; the transport's own approval
 vectors are byte-exact (:mod:`~local_aws.released_transport.envelope`).
 
+A subscribe or unsubscribe request of the message-driven compatibility mode is a control
+message built outside the pipeline (``ControlMessageFactory``, then the terminator's headers):
+``NServiceBus.ControlMessage = True``, the intent, ``SubscriptionMessageType`` (the event type's
+assembly-qualified name; no ``NServiceBus.`` prefix), ``NServiceBus.ReplyToAddress`` and
+``NServiceBus.SubscriberAddress`` (both the subscriber's receive address),
+``NServiceBus.SubscriberEndpoint`` (its name), ``NServiceBus.TimeSent`` and
+``NServiceBus.Version`` — no message id header, no conversation, no host headers. The trace
+context headers core copies from a current ``Activity`` are not modelled.
+
 New ids are random GUIDs where core uses ``CombGuid`` (time-ordered): nothing reads the order.
 
 Facts: NServiceBus 10.2.5 ``src/NServiceBus.Core/Unicast/MessageOperations.cs``,
@@ -32,7 +42,11 @@ Facts: NServiceBus 10.2.5 ``src/NServiceBus.Core/Unicast/MessageOperations.cs``,
 ``Pipeline/Outgoing/SerializeMessageConnector.cs``,
 ``Pipeline/Outgoing/AttachSenderRelatedInfoOnMessageBehavior.cs``,
 ``OpenTelemetry/OpenTelemetrySendBehavior.cs``, ``Unicast/IncomingMessageOperations.cs``,
-``ServicePlatform/Retries/RetryAcknowledgementBehavior.cs``.
+``ServicePlatform/Retries/RetryAcknowledgementBehavior.cs``, ``OpenTelemetry/
+OpenTelemetryPublishBehavior.cs``, ``Unicast/Transport/ControlMessageFactory.cs``,
+``Routing/SubscriptionMigrationMode/MigrationSubscribeTerminator.cs``,
+``MigrationUnsubscribeTerminator.cs``, ``Transports/IncomingMessageExtensions.cs``
+(``GetMessageIntent``), ``MessageIntent.cs``.
 """
 
 from __future__ import annotations
@@ -43,6 +57,7 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Final
 
+from local_aws.released_transport.dotnet_text import is_null_or_whitespace, try_parse_integer
 from local_aws.released_transport.dotnet_time import to_wire_format
 from local_aws.released_transport.headers import (
     CONTENT_TYPE,
@@ -63,11 +78,16 @@ from local_aws.released_transport.headers import (
     RETRY_SUCCESSFUL,
     RETRY_UNIQUE_MESSAGE_ID,
     START_NEW_TRACE,
+    SUBSCRIBER_ADDRESS,
+    SUBSCRIBER_ENDPOINT,
+    SUBSCRIPTION_MESSAGE_TYPE,
     TIME_SENT,
     TRUE_STRING,
     HeaderDict,
 )
 from local_aws.released_transport.host import HostInformation
+
+_NUMBER_START: Final = frozenset("+-0123456789")
 
 CORE_VERSION: Final = "10.2.5"
 """``NServiceBus.Version``: the core NServiceBus.AmazonSQS 9.1.1 is built against."""
@@ -75,10 +95,40 @@ JSON_CONTENT_TYPE: Final = "application/json"
 
 
 class MessageIntent(enum.Enum):
-    """``MessageIntent`` as written in ``NServiceBus.MessageIntent``."""
+    """``MessageIntent`` as written in ``NServiceBus.MessageIntent`` (its number in ``number``)."""
 
     SEND = "Send"
+    PUBLISH = "Publish"
+    SUBSCRIBE = "Subscribe"
+    UNSUBSCRIBE = "Unsubscribe"
     REPLY = "Reply"
+
+    @property
+    def number(self) -> int:
+        """The enum's underlying value (``Send = 1`` … ``Reply = 5``)."""
+        return list(MessageIntent).index(self) + 1
+
+
+def parse_message_intent(text: str | None) -> MessageIntent | None:
+    """``GetMessageIntent`` (core's and the transport's): ``Enum.TryParse(text, ignoreCase:
+    true)`` — white space around, a number (any, defined or not), or names separated by commas
+    whose values are or-ed — and ``None`` where that fails or gives no defined intent
+    (``default(MessageIntent)`` is 0, which is none)."""
+    if text is None or is_null_or_whitespace(text):
+        return None
+    text = text.strip()
+    if text[0] in _NUMBER_START:
+        value = try_parse_integer(text)
+    else:
+        value = 0
+        for part in text.split(","):
+            names = [
+                intent for intent in MessageIntent if intent.value.lower() == part.strip().lower()
+            ]
+            if not names:
+                return None
+            value |= names[0].number
+    return next((intent for intent in MessageIntent if intent.number == value), None)
 
 
 class ConversationConflictError(Exception):
@@ -107,6 +157,8 @@ def logical_message_headers(
     result[MESSAGE_ID] = message_id
     if intent is MessageIntent.SEND:
         result[START_NEW_TRACE] = FALSE_STRING
+    elif intent is MessageIntent.PUBLISH:
+        result[START_NEW_TRACE] = TRUE_STRING
     result[MESSAGE_INTENT] = intent.value
     result[REPLY_TO_ADDRESS] = reply_to_address
     result[CORRELATION_ID] = _correlation_id(message_id, incoming)
@@ -165,4 +217,24 @@ def retry_acknowledgement_headers(unique_message_id: str, now: datetime) -> Head
         RETRY_SUCCESSFUL: to_wire_format(now),
         RETRY_UNIQUE_MESSAGE_ID: unique_message_id,
         CONTROL_MESSAGE: TRUE_STRING,
+    }
+
+
+def subscription_control_headers(
+    intent: MessageIntent,
+    event_type: str,
+    subscriber_address: str,
+    subscriber_endpoint: str,
+    now: datetime,
+) -> HeaderDict:
+    """The headers of a subscribe or unsubscribe request to a publisher, in core's order."""
+    return {
+        CONTROL_MESSAGE: TRUE_STRING,
+        MESSAGE_INTENT: intent.value,
+        SUBSCRIPTION_MESSAGE_TYPE: event_type,
+        REPLY_TO_ADDRESS: subscriber_address,
+        SUBSCRIBER_ADDRESS: subscriber_address,
+        SUBSCRIBER_ENDPOINT: subscriber_endpoint,
+        TIME_SENT: to_wire_format(now),
+        NSERVICEBUS_VERSION: CORE_VERSION,
     }

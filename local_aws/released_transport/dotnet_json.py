@@ -17,13 +17,15 @@ caller can apply properties in document order, duplicates included, as the deser
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any, Final
 
 _NAMED_ESCAPES: Final = {0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0C: "\\f", 0x0D: "\\r"}
-_ESCAPED_ASCII: Final = frozenset(map(ord, "\"&'+<>`"))
+_NEEDS_ESCAPE: Final = re.compile("[^ !#-%(-*,-;=?-\\[\\]-_a-~]")
+"""Everything but printable ASCII without ``"``, ``&``, ``'``, ``+``, ``<``, ``>``, backquote and
+backslash."""
 _REPLACEMENT_CHARACTER: Final = 0xFFFD
-_PRINTABLE_ASCII: Final = range(0x20, 0x7F)
 _SURROGATES: Final = range(0xD800, 0xE000)
 _BMP_LIMIT: Final = 0xFFFF
 
@@ -41,30 +43,27 @@ def _escape_unit(unit: int) -> str:
     return f"\\u{unit:04X}"
 
 
+def _escaped(match: re.Match[str]) -> str:
+    """The escape of one character that cannot be written as it is."""
+    code_point = ord(match.group())
+    if code_point in _NAMED_ESCAPES:
+        return _NAMED_ESCAPES[code_point]
+    if code_point == ord("\\"):
+        return "\\\\"
+    if code_point > _BMP_LIMIT:
+        offset = code_point - 0x10000
+        return _escape_unit(0xD800 + (offset >> 10)) + _escape_unit(0xDC00 + (offset & 0x3FF))
+    if code_point in _SURROGATES:
+        # A lone surrogate is invalid UTF-16: the encoder writes the replacement character.
+        return _escape_unit(_REPLACEMENT_CHARACTER)
+    return _escape_unit(code_point)
+
+
 def write_string(text: str | None) -> str:
     """One JSON string (or ``null``) as ``Utf8JsonWriter.WriteStringValue`` writes it."""
     if text is None:
         return "null"
-    parts = ['"']
-    for character in text:
-        code_point = ord(character)
-        if code_point in _NAMED_ESCAPES:
-            parts.append(_NAMED_ESCAPES[code_point])
-        elif code_point == ord("\\"):
-            parts.append("\\\\")
-        elif code_point in _PRINTABLE_ASCII and code_point not in _ESCAPED_ASCII:
-            parts.append(character)
-        elif code_point > _BMP_LIMIT:
-            offset = code_point - 0x10000
-            parts.append(_escape_unit(0xD800 + (offset >> 10)))
-            parts.append(_escape_unit(0xDC00 + (offset & 0x3FF)))
-        elif code_point in _SURROGATES:
-            # A lone surrogate is invalid UTF-16: the encoder writes the replacement character.
-            parts.append(_escape_unit(_REPLACEMENT_CHARACTER))
-        else:
-            parts.append(_escape_unit(code_point))
-    parts.append('"')
-    return "".join(parts)
+    return '"' + _NEEDS_ESCAPE.sub(_escaped, text) + '"'
 
 
 def write_string_dictionary(values: Mapping[str, str | None]) -> str:

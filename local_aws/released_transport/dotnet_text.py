@@ -39,11 +39,13 @@ digits."""
 
 _BMP_LIMIT: Final = 0xFFFF
 _SURROGATES: Final = range(0xD800, 0xE000)
+_SUPPLEMENTARY: Final = re.compile("[\U00010000-\U0010ffff]")
+_VALID_SQS_TEXT: Final = re.compile("[\t\n\r\u0020-\ud7ff\ue000-\ufffd]*")
 
 
 def utf16_length(text: str) -> int:
     """``string.Length``: code units, two for a character beyond U+FFFF."""
-    return sum(2 if ord(character) > _BMP_LIMIT else 1 for character in text)
+    return len(text) + len(_SUPPLEMENTARY.findall(text))
 
 
 def utf16_units(text: str) -> Iterator[int]:
@@ -119,12 +121,7 @@ def is_valid_sqs_text(text: str) -> bool:
     characters (two surrogates in .NET) are *not* accepted, and the class is U+0009, U+000A,
     U+000D, U+0020..U+D7FF and U+E000..U+FFFD.
     """
-    return all(
-        code_point in (0x09, 0x0A, 0x0D)
-        or 0x20 <= code_point <= 0xD7FF
-        or 0xE000 <= code_point <= 0xFFFD
-        for code_point in map(ord, text)
-    )
+    return _VALID_SQS_TEXT.fullmatch(text) is not None
 
 
 def try_parse_integer(text: str | None, bits: int = 32) -> int | None:

@@ -3,29 +3,54 @@
 ``ReleasedEndpoint`` composes the model's parts the way NServiceBus 10 with NServiceBus.AmazonSQS
 9.1.1 composes them: its receive address (transport address) is its name through the queue
 name generator; it sends, replies and forwards with the core headers and the released
-dispatcher, always *by name in its own account*; it receives with the released input pump and
-runs core's default recoverability; and it moves its delay queue with the delayed messages pump.
+dispatcher, always *by name in its own account*; it publishes to its event types' topics found
+by name in its own account (and, in the message-driven compatibility mode, to every stored
+subscriber); it subscribes its input queue to topics of its own account and, in that mode,
+sends subscribe requests to the registered publishers; it receives with the released input pump
+and runs core's default recoverability; and it moves its delay queue with the delayed messages
+pump.
 
 Nothing runs in the background: :meth:`ReleasedEndpoint.process` receives one batch from the
 input queue and handles it, :meth:`ReleasedEndpoint.process_delayed` one batch from the delay
-queue. A handler gets a :class:`MessageHandlerContext`; what it sends, replies or forwards is
-dispatched (batched) only after it returned, as core's batched dispatch does, and an exception
-from the handler or from that dispatch goes to recoverability. A message retried from
-ServiceControl is acknowledged after it succeeded.
+queue. A handler gets a :class:`MessageHandlerContext`; what it sends, replies, forwards or
+publishes is dispatched (batched) only after it returned, as core's batched dispatch does, and an
+exception from the handler or from that dispatch goes to recoverability. A message retried from
+ServiceControl is acknowledged after it succeeded. A control message (``NServiceBus.ControlMessage``
+``True``, any case) reaches no handler; in the compatibility mode a subscribe or unsubscribe
+request is taken by the subscription storage instead
+(:mod:`~local_aws.released_transport.message_driven`).
 
-Not modelled (see ``docs/released_transport.md``): publishing and subscribing (section 9), S3
-bodies (section 10), auditing, sagas, outbox, visibility renewal, concurrency.
+Publishing, from a session or a handler: the ``Publish`` intent, ``StartNewTrace = True``, the
+logical headers of a send, ``NServiceBus.EnclosedMessageTypes`` the event's hierarchy (``;``);
+one multicast operation to the event type's topic and, in the compatibility mode, one unicast
+operation per subscriber address, all sharing the message. Subscribing: the native subscription
+(:mod:`~local_aws.released_transport.subscription_manager`) then, in the compatibility mode, a
+subscribe request to the transport address of each publisher registered for the type, sent by
+the dispatcher directly (no pipeline). Core retries a subscribe request only on its own
+``QueueNotFoundException``, which the SQS dispatcher never raises: a missing publisher queue
+fails the subscribe at once.
+
+Not modelled (see ``docs/released_transport.md``): auditing, sagas, outbox, visibility renewal,
+concurrency, ``MapEvent``, auto-subscribe at start-up (call :meth:`ReleasedEndpoint.subscribe`).
 
 Facts: see the modules composed here; the start-up order (input pump, then delayed messages
 pump) is NServiceBus.AmazonSQS 9.1.1 ``src/NServiceBus.Transport.SQS/Receiving/MessagePump.cs``,
 the transport address ``Configure/SqsTransportInfrastructure.cs`` (``ToTransportAddressCore``),
-the idempotence guard ``Configure/SqsTransport.cs``.
+the idempotence guard ``Configure/SqsTransport.cs``, the publish and subscribe pipelines
+NServiceBus 10.2.5 ``src/NServiceBus.Core/Unicast/MessageOperations.cs``,
+``Routing/Routers/MulticastPublishConnector.cs``, ``Routing/NativeSubscribeTerminator.cs``,
+``Routing/NativeUnsubscribeTerminator.cs``, ``Routing/SubscriptionMigrationMode/``
+(``MigrationModePublishConnector.cs``, ``MigrationSubscribeTerminator.cs``,
+``MigrationUnsubscribeTerminator.cs``, ``SubscriptionMigrationMode.cs``),
+``Routing/MessageDrivenSubscriptions/SubscriptionRouter.cs``,
+``Pipeline/Incoming/DeserializeMessageConnector.cs`` (control messages),
+``Pipeline/Outgoing/SerializeMessageConnector.cs`` (the hierarchy).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Final
@@ -36,18 +61,22 @@ from local_aws.released_transport.core_headers import (
     logical_message_headers,
     new_message_id,
     retry_acknowledgement_headers,
+    subscription_control_headers,
 )
 from local_aws.released_transport.delayed_pump import DelayedMessagesPump
-from local_aws.released_transport.dispatcher import MessageDispatcher
+from local_aws.released_transport.dispatcher import MessageDispatcher, Operation
 from local_aws.released_transport.dotnet_time import Clock, TimeSpan, system_clock
 from local_aws.released_transport.headers import (
+    CONTROL_MESSAGE,
     CORE_TIME_TO_BE_RECEIVED,
     MESSAGE_ID,
     REPLY_TO_ADDRESS,
     RETRY_ACKNOWLEDGEMENT_QUEUE,
     RETRY_UNIQUE_MESSAGE_ID,
+    TRUE_STRING,
 )
 from local_aws.released_transport.host import HostInformation
+from local_aws.released_transport.hybrid_pubsub import DEFAULT_SUBSCRIPTIONS_CACHE_TTL
 from local_aws.released_transport.input_pump import (
     DEFAULT_WAIT_TIME_SECONDS,
     ErrorContext,
@@ -56,6 +85,11 @@ from local_aws.released_transport.input_pump import (
     MessageContext,
     PumpResult,
 )
+from local_aws.released_transport.message_driven import (
+    PublishRouter,
+    is_subscription_message,
+    receive_subscription_message,
+)
 from local_aws.released_transport.naming import (
     QueueNameGenerator,
     assert_queue_name_generator_idempotent,
@@ -63,13 +97,18 @@ from local_aws.released_transport.naming import (
 )
 from local_aws.released_transport.outgoing import (
     DispatchProperties,
+    MulticastTransportOperation,
     OutgoingMessage,
     TransportOperation,
     TransportTransaction,
 )
 from local_aws.released_transport.prepared_message import SqsPreparedMessage
 from local_aws.released_transport.queue_cache import QueueCache
-from local_aws.released_transport.queue_creator import QueueCreator
+from local_aws.released_transport.queue_creator import (
+    DEFAULT_MAX_TIME_TO_LIVE_SECONDS,
+    QueueCreator,
+)
+from local_aws.released_transport.queue_policy import PolicySettings
 from local_aws.released_transport.recoverability import (
     DelayedRetry,
     ImmediateRetry,
@@ -79,7 +118,16 @@ from local_aws.released_transport.recoverability import (
     delayed_retry_message,
     move_to_error_message,
 )
+from local_aws.released_transport.s3_settings import S3Settings
 from local_aws.released_transport.sqs_shapes import ReceivedMessage
+from local_aws.released_transport.subscription_manager import SubscriptionManager
+from local_aws.released_transport.subscription_storage import NonDurableSubscriptionStorage
+from local_aws.released_transport.topic_cache import DEFAULT_NOT_FOUND_TOPICS_CACHE_TTL, TopicCache
+from local_aws.released_transport.topic_names import (
+    TopicNameGenerator,
+    full_name,
+    get_sns_topic_name,
+)
 
 DEFAULT_ERROR_QUEUE: Final = "error"
 
@@ -92,14 +140,40 @@ class EndpointNotStartedError(RuntimeError):
     """The endpoint was asked to receive before :meth:`ReleasedEndpoint.start`."""
 
 
+class NoSnsClientError(RuntimeError):
+    """The endpoint was asked to publish or subscribe without an SNS client (the model's guard:
+    the released transport builds a default client)."""
+
+
+@dataclass(frozen=True)
+class MessageDrivenPubSubCompatibility:
+    """``EnableMessageDrivenPubSubCompatibilityMode()`` and what it configures.
+
+    ``publishers`` is ``RegisterPublisher(eventType, publisherEndpoint)``: an event type
+    (assembly-qualified, matched by ``FullName``) to the publisher's endpoint *name*, whose
+    transport address the subscribe request goes to. ``topic_cache_ttl`` and
+    ``subscriptions_cache_ttl`` are ``SqsSubscriptionMigrationModeSettings``' ``TopicCacheTTL``
+    (the not-found topics TTL) and ``SubscriptionsCacheTTL``.
+    """
+
+    publishers: Mapping[str, str] = field(default_factory=dict)
+    topic_cache_ttl: timedelta = DEFAULT_NOT_FOUND_TOPICS_CACHE_TTL
+    subscriptions_cache_ttl: timedelta = DEFAULT_SUBSCRIPTIONS_CACHE_TTL
+
+
 @dataclass(frozen=True)
 class EndpointSettings:
     """An endpoint's configuration, with the released defaults.
 
     ``wait_time_seconds`` is the receive long-poll (20 s in the transport; tests use 0-1 s).
-    ``enable_installers`` only changes the start-up message for a missing input queue; call
-    :meth:`ReleasedEndpoint.install` to create queues. ``clock`` and ``sleep`` replace the real
-    ones in tests.
+    ``enable_installers`` changes the start-up message for a missing input queue and makes a
+    subscribe create its topics (without it a missing topic fails the subscribe); call
+    :meth:`ReleasedEndpoint.install` to create queues (and the S3 bucket). ``topic_name_prefix``
+    and ``topic_name_generator`` are ``TopicNamePrefix`` and ``TopicNameGenerator`` (its first
+    argument the event type's ``FullName``); ``s3`` is ``transport.S3``; ``policies`` is
+    ``transport.Policies``; ``max_time_to_live`` is ``MaxTimeToLive`` (queue retention and the
+    bodies' expiry); ``message_driven_pub_sub`` enables the compatibility mode. ``clock`` and
+    ``sleep`` replace the real ones in tests.
     """
 
     queue_name_prefix: str | None = None
@@ -113,6 +187,13 @@ class EndpointSettings:
     visibility_timeout_seconds: int | None = None
     enable_installers: bool = False
     machine_name: str | None = None
+    topic_name_prefix: str | None = None
+    topic_name_generator: TopicNameGenerator = get_sns_topic_name
+    s3: S3Settings | None = None
+    policies: PolicySettings = field(default_factory=PolicySettings)
+    reserve_bytes_in_message_size_calculation: int = 0
+    max_time_to_live: timedelta = timedelta(seconds=DEFAULT_MAX_TIME_TO_LIVE_SECONDS)
+    message_driven_pub_sub: MessageDrivenPubSubCompatibility | None = None
     clock: Clock = system_clock
     sleep: Callable[[float], None] = time.sleep
 
@@ -154,7 +235,8 @@ class ProcessingOutcome:
     action: RecoverabilityAction | None = None
     """The recoverability action taken, when the handler failed."""
     message: IncomingMessage | None = None
-    """The message as the handler saw it, when it was handed to the handler."""
+    """The message as the pipeline saw it (the handler, or the subscription storage for a
+    subscription message), when it got that far."""
 
 
 class MessageHandlerContext:
@@ -163,7 +245,7 @@ class MessageHandlerContext:
     def __init__(self, endpoint: ReleasedEndpoint, message: IncomingMessage) -> None:
         self.message = message
         self._endpoint = endpoint
-        self.pending: list[TransportOperation] = []
+        self.pending: list[Operation] = []
 
     def send(
         self,
@@ -193,6 +275,21 @@ class MessageHandlerContext:
         """``context.ForwardCurrentMessageTo``: an exact copy of the message being handled."""
         self.pending.append(self._endpoint.forward_operation(self.message, destination))
 
+    def publish(
+        self,
+        event_type: str,
+        body: bytes,
+        *,
+        hierarchy: Sequence[str] = (),
+        headers: Mapping[str, str | None] | None = None,
+    ) -> str:
+        """``context.Publish``: returns the new message id."""
+        operations = self._endpoint.publish_operations(
+            event_type, body, hierarchy=hierarchy, headers=headers, incoming=self.message
+        )
+        self.pending.extend(operations)
+        return operations[0].message.message_id
+
 
 Handler = Callable[[MessageHandlerContext], object]
 """A message handler; what it returns is ignored, what it raises goes to recoverability."""
@@ -204,7 +301,14 @@ class ReleasedEndpoint:
     input_pump_type: type[InputQueuePump] = InputQueuePump
     """The input pump it receives with (a variant may substitute its own)."""
 
-    def __init__(self, endpoint_name: str, sqs: Any, settings: EndpointSettings | None = None):
+    def __init__(
+        self,
+        endpoint_name: str,
+        sqs: Any,
+        settings: EndpointSettings | None = None,
+        *,
+        sns: Any = None,
+    ):
         self.endpoint_name = endpoint_name
         self.settings = settings or EndpointSettings()
         self._sqs = sqs
@@ -213,18 +317,71 @@ class ReleasedEndpoint:
             sqs, self.settings.queue_name_generator, self.settings.queue_name_prefix
         )
         self.receive_address = self.queue_cache.physical_queue_name(endpoint_name)
-        """The transport address: what ``ReplyToAddress`` and ``FailedQ`` carry."""
+        """The transport address: what ``ReplyToAddress``, ``FailedQ`` and
+        ``SubscriberAddress`` carry."""
+        compatibility = self.settings.message_driven_pub_sub
+        self.topic_cache = (
+            None
+            if sns is None
+            else TopicCache(
+                sns,
+                self.settings.topic_name_generator,
+                self.settings.topic_name_prefix,
+                not_found_topics_cache_ttl=(
+                    DEFAULT_NOT_FOUND_TOPICS_CACHE_TTL
+                    if compatibility is None
+                    else compatibility.topic_cache_ttl
+                ),
+                clock=self.settings.clock,
+            )
+        )
+        """The topics of the endpoint's own account (none without an SNS client)."""
+        self.subscription_storage = (
+            None if compatibility is None else NonDurableSubscriptionStorage()
+        )
+        """The message-driven subscribers, in the compatibility mode."""
+        self._publish_router = (
+            None if self.subscription_storage is None else PublishRouter(self.subscription_storage)
+        )
+        self._subscription_manager = (
+            None
+            if self.topic_cache is None
+            else SubscriptionManager(
+                sqs,
+                self.queue_cache,
+                self.topic_cache,
+                self.receive_address,
+                policy_settings=self.settings.policies,
+                topic_name_prefix=self.settings.topic_name_prefix,
+                setup_infrastructure=self.settings.enable_installers,
+                sleep=self.settings.sleep,
+            )
+        )
         self.dispatcher = self._create_dispatcher()
         self._input_pump: InputQueuePump | None = None
         self._delayed_pump: DelayedMessagesPump | None = None
 
     # Composition points an endpoint variant replaces.
 
+    def _subscriptions_cache_ttl(self) -> timedelta:
+        compatibility = self.settings.message_driven_pub_sub
+        return (
+            DEFAULT_SUBSCRIPTIONS_CACHE_TTL
+            if compatibility is None
+            else compatibility.subscriptions_cache_ttl
+        )
+
     def _create_dispatcher(self) -> MessageDispatcher:
         return MessageDispatcher(
             self._sqs,
             self.queue_cache,
+            topic_cache=self.topic_cache,
+            s3=self.settings.s3,
             wrap_outgoing_messages=self.settings.wrap_outgoing_messages,
+            reserve_bytes_in_message_size_calculation=(
+                self.settings.reserve_bytes_in_message_size_calculation
+            ),
+            subscriptions_cache_ttl=self._subscriptions_cache_ttl(),
             clock=self.settings.clock,
         )
 
@@ -238,6 +395,7 @@ class ReleasedEndpoint:
             wait_time_seconds=self.settings.wait_time_seconds,
             visibility_timeout_seconds=self.settings.visibility_timeout_seconds,
             setup_infrastructure=self.settings.enable_installers,
+            s3=self.settings.s3,
             clock=self.settings.clock,
         )
 
@@ -246,12 +404,24 @@ class ReleasedEndpoint:
         takes it as it is (a name, resolved in the endpoint's own account)."""
         return destination
 
+    def publisher_address(self, publisher_endpoint: str) -> str:
+        """The transport address of a registered publisher (``ToTransportAddress`` of its
+        name: the physical queue name, resolved in the endpoint's own account)."""
+        return self.queue_cache.physical_queue_name(publisher_endpoint)
+
     # Lifecycle.
 
     def install(self) -> None:
         """What ``EnableInstallers()`` creates: the error queue, the input queue and (unless
-        unrestricted delayed delivery is disabled) the delay queue."""
-        creator = QueueCreator(self._sqs, self.queue_cache)
+        unrestricted delayed delivery is disabled) the delay queue; with S3 settings the bucket
+        and its lifecycle rule. Topics are created when subscribing."""
+        creator = QueueCreator(
+            self._sqs,
+            self.queue_cache,
+            max_time_to_live_seconds=int(self.settings.max_time_to_live.total_seconds()),
+            s3=self.settings.s3,
+            sleep=self.settings.sleep,
+        )
         creator.create_queue_if_necessary(self.settings.error_queue, create_delay_queue=False)
         creator.create_queue_if_necessary(
             self.receive_address,
@@ -389,6 +559,102 @@ class ReleasedEndpoint:
         self.dispatcher.dispatch([operation], incoming.transport_transaction)
         return operation.message
 
+    # Publishing and subscribing.
+
+    def publish_operations(
+        self,
+        event_type: str,
+        body: bytes,
+        *,
+        hierarchy: Sequence[str] = (),
+        headers: Mapping[str, str | None] | None = None,
+        incoming: IncomingMessage | None = None,
+    ) -> list[Operation]:
+        """The transport operations a publish becomes: the topic's, then (compatibility mode)
+        one per subscriber address. ``event_type`` and ``hierarchy`` (its base types and
+        interfaces) are assembly-qualified names."""
+        message_id = new_message_id()
+        types = [event_type, *hierarchy]
+        outgoing_headers = logical_message_headers(
+            intent=MessageIntent.PUBLISH,
+            message_id=message_id,
+            message_type=";".join(types),
+            reply_to_address=self.receive_address,
+            host=self.host,
+            headers=headers,
+            incoming=None if incoming is None else incoming.headers,
+        )
+        apply_routing_headers(outgoing_headers, self.settings.clock())
+        message = OutgoingMessage(message_id, outgoing_headers, body)
+        operations: list[Operation] = [MulticastTransportOperation(message, full_name(event_type))]
+        if self._publish_router is not None:
+            destinations = self._publish_router.destinations([full_name(t) for t in types])
+            operations.extend(TransportOperation(message, address) for address in destinations)
+        return operations
+
+    def publish(
+        self,
+        event_type: str,
+        body: bytes,
+        *,
+        hierarchy: Sequence[str] = (),
+        headers: Mapping[str, str | None] | None = None,
+    ) -> OutgoingMessage:
+        """``IMessageSession.Publish``; returns what was dispatched."""
+        operations = self.publish_operations(event_type, body, hierarchy=hierarchy, headers=headers)
+        self.dispatcher.dispatch(operations)
+        return operations[0].message
+
+    def subscribe(self, *event_types: str) -> list[OutgoingMessage]:
+        """``Subscribe`` (``SubscribeAll`` for several): the native subscription, then in the
+        compatibility mode the subscribe requests, which are returned."""
+        self._native_subscriptions().subscribe_all([full_name(t) for t in event_types])
+        return self._send_subscription_requests(MessageIntent.SUBSCRIBE, event_types)
+
+    def unsubscribe(self, event_type: str) -> list[OutgoingMessage]:
+        """``Unsubscribe``: the native subscription, then in the compatibility mode the
+        unsubscribe requests, which are returned."""
+        self._native_subscriptions().unsubscribe(full_name(event_type))
+        return self._send_subscription_requests(MessageIntent.UNSUBSCRIBE, (event_type,))
+
+    def _native_subscriptions(self) -> SubscriptionManager:
+        if self._subscription_manager is None:
+            raise NoSnsClientError(f"endpoint {self.endpoint_name} has no SNS client")
+        return self._subscription_manager
+
+    def _send_subscription_requests(
+        self, intent: MessageIntent, event_types: Sequence[str]
+    ) -> list[OutgoingMessage]:
+        """The terminators' requests to each registered publisher; every one is attempted and
+        the first failure raised."""
+        compatibility = self.settings.message_driven_pub_sub
+        if compatibility is None:
+            return []
+        sent: list[OutgoingMessage] = []
+        failures: list[BaseException] = []
+        for event_type in event_types:
+            for registered, publisher in compatibility.publishers.items():
+                if full_name(registered) != full_name(event_type):
+                    continue
+                headers = subscription_control_headers(
+                    intent,
+                    event_type,
+                    self.receive_address,
+                    self.endpoint_name,
+                    self.settings.clock(),
+                )
+                message = OutgoingMessage(new_message_id(), headers, b"")
+                try:
+                    self.dispatcher.dispatch(
+                        [TransportOperation(message, self.publisher_address(publisher))]
+                    )
+                    sent.append(message)
+                except Exception as failure:
+                    failures.append(failure)
+        if failures:
+            raise failures[0]
+        return sent
+
     # Receiving.
 
     def process(self, handler: Handler) -> list[ProcessingOutcome]:
@@ -424,13 +690,17 @@ class ReleasedEndpoint:
     def _on_message(
         self, handler: Handler, context: MessageContext, seen: list[IncomingMessage]
     ) -> None:
-        """Core's receive pipeline: the handler, its batched operations, the retry
-        acknowledgement (``RetryAcknowledgementBehavior``)."""
+        """Core's receive pipeline: the subscription storage or the handler and its batched
+        operations (none for a control message), the retry acknowledgement
+        (``RetryAcknowledgementBehavior``)."""
         incoming = IncomingMessage.of(context)
         seen.append(incoming)
-        handler_context = MessageHandlerContext(self, incoming)
-        handler(handler_context)
-        self.dispatcher.dispatch(handler_context.pending, context.transport_transaction)
+        if self.subscription_storage is not None and is_subscription_message(incoming.headers):
+            receive_subscription_message(incoming.headers, self.subscription_storage)
+        elif not _is_control_message(incoming.headers):
+            handler_context = MessageHandlerContext(self, incoming)
+            handler(handler_context)
+            self.dispatcher.dispatch(handler_context.pending, context.transport_transaction)
         self._acknowledge_retry(incoming)
 
     def _acknowledge_retry(self, incoming: IncomingMessage) -> None:
@@ -469,3 +739,8 @@ class ReleasedEndpoint:
             operation = TransportOperation(message, action.error_queue)
         self.dispatcher.dispatch([operation], context.transport_transaction)
         return ErrorHandleResult.HANDLED
+
+
+def _is_control_message(headers: Mapping[str, str | None]) -> bool:
+    """``DeserializeMessageConnector.IsControlMessage``: no logical message, so no handler."""
+    return (headers.get(CONTROL_MESSAGE) or "").upper() == TRUE_STRING.upper()

@@ -18,13 +18,15 @@ The message id supplied in steps 1-3 is a parameter: production passes the nativ
 The body (``TransportMessageExtensions.RetrieveBody``): ``empty message`` is empty; a body is
 decoded as base64 whenever it is valid base64 (whitespace ignored) — even in the unwrapped form,
 so an unwrapped text body that happens to be base64 arrives corrupted — except on the wrapped
-path when the envelope's headers contain ``NServiceBus.AmazonSQS.Headers``. A body in S3 needs
-the S3 settings of section 10, which this model does not have; such a message is refused as the
-released transport refuses it when no bucket is configured.
+path when the envelope's headers contain ``NServiceBus.AmazonSQS.Headers``. A body in S3 (an
+``S3BodyKey`` in the envelope, or a header from the attribute or the headers JSON) is read from
+the *receiving* endpoint's own bucket with that key, raw; an endpoint without S3 settings
+refuses it, and so does a failed download (a missing object): both make the message poison.
 
 Facts: NServiceBus.AmazonSQS 9.1.1 ``src/NServiceBus.Transport.SQS/Receiving/InputQueuePump.cs``
 (``ExtractMessageId``, ``ExtractTransportMessage``, ``CouldBeNativeMessage``),
-``Receiving/TransportMessageExtensions.cs`` (``CopyMessageAttributes``, ``RetrieveBody``);
+``Receiving/TransportMessageExtensions.cs`` (``CopyMessageAttributes``, ``RetrieveBody``),
+``Configure/S3Settings.cs``;
 vectors in ``src/NServiceBus.Transport.SQS.Tests/Receiving/MessageExtractionTests.cs`` and
 ``TransportMessageExtensionsTests.cs``.
 """
@@ -58,6 +60,7 @@ from local_aws.released_transport.headers import (
     TIME_TO_BE_RECEIVED,
     HeaderDict,
 )
+from local_aws.released_transport.s3_settings import S3Settings
 from local_aws.released_transport.sqs_shapes import (
     MessageAttributeValue,
     ReceivedMessage,
@@ -162,18 +165,22 @@ def extract_transport_message(
     return ExtractedMessage(WireForm.NATIVE, TransportMessage(headers, body))
 
 
-def retrieve_body(extracted: ExtractedMessage, message_id: str | None) -> bytes:
-    """``RetrieveBody`` for an endpoint without S3 settings.
+def retrieve_body(
+    extracted: ExtractedMessage, message_id: str | None, s3: S3Settings | None = None
+) -> bytes:
+    """``RetrieveBody``: from S3 when the message names a key, else from the body text.
 
-    Raises :class:`S3BodyNotConfiguredError` for a body in S3 and :class:`NullReferenceError`
-    for a null body (both poison).
+    Raises :class:`S3BodyNotConfiguredError` for a body in S3 without S3 settings, the client's
+    error for a failed download and :class:`NullReferenceError` for a null body (all poison).
     """
     envelope = extracted.transport_message
     if envelope.s3_body_key:
-        raise S3BodyNotConfiguredError(
-            f"The message {message_id} contains the ID of the body stored in S3 but this"
-            " endpoint is not configured to use S3 for body storage."
-        )
+        if s3 is None:
+            raise S3BodyNotConfiguredError(
+                f"The message {message_id} contains the ID of the body stored in S3 but this"
+                " endpoint is not configured to use S3 for body storage."
+            )
+        return s3.download(envelope.s3_body_key)
     if envelope.body == EMPTY_MESSAGE:
         return b""
     if envelope.body is None:

@@ -33,6 +33,7 @@ EMPTY_MESSAGE: Final = "empty message"
 
 # Transport constraints (TransportConstraints.cs).
 SQS_MAXIMUM_MESSAGE_SIZE: Final = 1024 * 1024
+SNS_MAXIMUM_MESSAGE_SIZE: Final = 256 * 1024
 MAXIMUM_ITEMS_IN_BATCH: Final = 10
 DELAYED_DELIVERY_QUEUE_SUFFIX: Final = "-delay.fifo"
 DELAYED_DELIVERY_QUEUE_RETENTION_SECONDS: Final = 4 * 24 * 3600
@@ -70,6 +71,9 @@ PROCESSING_ENDPOINT: Final = "NServiceBus.ProcessingEndpoint"
 PROCESSING_MACHINE: Final = "NServiceBus.ProcessingMachine"
 HOST_ID: Final = "$.diagnostics.hostid"
 HOST_DISPLAY_NAME: Final = "$.diagnostics.hostdisplayname"
+SUBSCRIPTION_MESSAGE_TYPE: Final = "SubscriptionMessageType"
+SUBSCRIBER_ADDRESS: Final = "NServiceBus.SubscriberAddress"
+SUBSCRIBER_ENDPOINT: Final = "NServiceBus.SubscriberEndpoint"
 
 # Fault metadata (FaultsHeaderKeys.cs).
 FAILED_QUEUE: Final = "NServiceBus.FailedQ"

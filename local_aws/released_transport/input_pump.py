@@ -4,9 +4,10 @@ For each received message, in order:
 
 1. a message whose earlier delete failed is deleted without processing;
 2. extraction (:mod:`~local_aws.released_transport.extraction`) with the native SQS message id
-   as the override, then the body; any failure makes it **poison**: sent to the error queue
-   *unchanged* (same body, same attributes, no fault headers — so no ``NServiceBus.FailedQ``)
-   and deleted;
+   as the override, then the body (from the endpoint's own bucket when the message names an S3
+   key); any failure — a body in S3 without S3 settings, an object that is not there — makes it
+   **poison**: sent to the error queue *unchanged* (same body, same attributes, no fault
+   headers — so no ``NServiceBus.FailedQ``) and deleted, without any retry;
 3. the ``NServiceBus.AmazonSQS.TimeToBeReceived`` header is removed and, unless it is
    ``TimeSpan.MaxValue``, compared with ``SentTimestamp``: an expired message is deleted unseen;
 4. the message goes to ``on_message``; success deletes it. A failure goes to ``on_error`` with
@@ -64,6 +65,7 @@ from local_aws.released_transport.headers import (
 )
 from local_aws.released_transport.outgoing import TransportTransaction
 from local_aws.released_transport.queue_cache import QueueCache
+from local_aws.released_transport.s3_settings import S3Settings
 from local_aws.released_transport.sqs_errors import QueueDoesNotExistError
 from local_aws.released_transport.sqs_shapes import (
     ReceivedMessage,
@@ -191,9 +193,11 @@ class InputQueuePump:
         wait_time_seconds: int = DEFAULT_WAIT_TIME_SECONDS,
         visibility_timeout_seconds: int | None = None,
         setup_infrastructure: bool = False,
+        s3: S3Settings | None = None,
         clock: Clock = system_clock,
     ) -> None:
         self._sqs = sqs
+        self._s3 = s3
         self._queue_cache = queue_cache
         self.receive_address = receive_address
         self._error_queue_address = error_queue_address
@@ -272,7 +276,7 @@ class InputQueuePump:
         """``ProcessMessage``."""
         try:
             extracted = self.extract(message, native_id)
-            body = retrieve_body(extracted, extracted.headers[MESSAGE_ID])
+            body = retrieve_body(extracted, extracted.headers[MESSAGE_ID], self._s3)
         except Exception as failure:
             self._move_poison_message_to_error_queue(message)
             return PumpResult(MessageFate.POISON, native_id, error=failure)

@@ -3,13 +3,14 @@
 These mirror the transport seam of NServiceBus 10 (``src/NServiceBus.Core/Transports/``):
 ``OutgoingMessage`` (an id, a *mutable* header dictionary the transport may add to — the wrapped
 form adds a ``NServiceBus.MessageId`` header to the caller's dictionary — and the body),
-``DispatchProperties`` (delay and time to be received), a unicast ``TransportOperation`` with its
+``DispatchProperties`` (delay and time to be received), a unicast ``TransportOperation`` (to a
+queue) or a ``MulticastTransportOperation`` (to the event type's topic) with its
 ``DispatchConsistency``, and the ``TransportTransaction`` through which the SQS input pump lets
 the dispatcher see the message being processed (``src/NServiceBus.Transport.SQS/Receiving/
-InputQueuePump.cs``, ``InnerProcessMessage``).
-
-Multicast (publish) operations are section 9's concern and are not part of this model; the
-dispatcher takes unicast operations only.
+InputQueuePump.cs``, ``InnerProcessMessage``). A publish in the message-driven compatibility
+mode is one multicast operation and a unicast one per subscriber, all sharing one
+``OutgoingMessage`` (``src/NServiceBus.Core/Routing/SubscriptionMigrationMode/
+MigrationModePublishConnector.cs``).
 """
 
 from __future__ import annotations
@@ -58,6 +59,17 @@ class TransportOperation:
 
     message: OutgoingMessage
     destination: str
+    properties: DispatchProperties = field(default_factory=DispatchProperties)
+    consistency: DispatchConsistency = DispatchConsistency.DEFAULT
+
+
+@dataclass(frozen=True)
+class MulticastTransportOperation:
+    """A multicast ``TransportOperation`` (``MulticastAddressTag``): ``message_type`` is the event
+    type's ``FullName``, which names its topic."""
+
+    message: OutgoingMessage
+    message_type: str
     properties: DispatchProperties = field(default_factory=DispatchProperties)
     consistency: DispatchConsistency = DispatchConsistency.DEFAULT
 

@@ -39,6 +39,21 @@ from local_aws.released_transport.sqs_shapes import (
 )
 
 
+def message_size(
+    body: str | None, attributes: Mapping[str, MessageAttributeValue], reserve_bytes: int
+) -> int:
+    """``CalculateSize`` of a prepared SQS or SNS message: the body's UTF-16 length, per
+    attribute the lengths of name, data type and text value and the binary length, plus the
+    reserved bytes."""
+    size = 0 if body is None else utf16_length(body)
+    for name, attribute in attributes.items():
+        size += utf16_length(name)
+        size += utf16_length(attribute.get("DataType", ""))
+        size += utf16_length(attribute.get("StringValue", ""))
+        size += len(attribute.get("BinaryValue", b""))
+    return size + reserve_bytes
+
+
 @dataclass
 class SqsPreparedMessage:
     """One message ready to send; ``receipt_handle`` is set only for what the delayed messages
@@ -68,13 +83,7 @@ class SqsPreparedMessage:
 
     def calculate_size(self) -> None:
         """``CalculateSize``."""
-        size = 0 if self.body is None else utf16_length(self.body)
-        for name, attribute in self.message_attributes.items():
-            size += utf16_length(name)
-            size += utf16_length(attribute.get("DataType", ""))
-            size += utf16_length(attribute.get("StringValue", ""))
-            size += len(attribute.get("BinaryValue", b""))
-        self.size = size + self.reserve_bytes
+        self.size = message_size(self.body, self.message_attributes, self.reserve_bytes)
 
     def copy_message_attributes(self, attributes: Mapping[str, MessageAttributeValue]) -> None:
         """``CopyMessageAttributes``: add the attributes not already present."""

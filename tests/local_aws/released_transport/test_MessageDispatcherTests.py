@@ -1,9 +1,9 @@
 # ruff: noqa: N802, N999 -- module and test names are the upstream test's, for traceability
 """NServiceBus.AmazonSQS 9.1.1 ``src/NServiceBus.Transport.SQS.Tests/Sending/
-MessageDispatcherTests.cs``: the cases that concern what reaches SQS (publishing and S3 are
-sections 9 and 10), with the approval files compared byte for byte; then what the released
-dispatcher does that no upstream unit test pins (native attribute carry-over, the unwrapped
-body rule, the missing-queue message, the 1 MiB limit without S3)."""
+MessageDispatcherTests.cs``: the unicast cases (publishing, the hybrid de-duplication and S3
+are in ``test_MessageDispatcherTests_publish_s3.py``), with the approval files compared byte for
+byte; then what the released dispatcher does that no upstream unit test pins (native attribute
+carry-over, the unwrapped body rule, the missing-queue message, the 1 MiB limit without S3)."""
 
 from __future__ import annotations
 
