@@ -1,8 +1,9 @@
 """The local AWS server process: moto's server with this package's CloudFormation models
-(:mod:`local_aws.moto_cloudformation`, :mod:`local_aws.moto_sns_subscriptions`), SNS deliveries
-into the queue's account (:mod:`local_aws.moto_sns_subscriptions`), its SQS time travel
-(:mod:`local_aws.moto_time_travel`) and FIFO queue delays as SQS applies them
-(:mod:`local_aws.moto_fifo_delay`).
+(:mod:`local_aws.moto_cloudformation`, :mod:`local_aws.moto_sns_subscriptions`,
+:mod:`local_aws.moto_resource_policies`), SNS deliveries into the queue's account
+(:mod:`local_aws.moto_sns_subscriptions`), bucket policies stored but not enforced
+(:mod:`local_aws.moto_resource_policies`), its SQS time travel (:mod:`local_aws.moto_time_travel`)
+and FIFO queue delays as SQS applies them (:mod:`local_aws.moto_fifo_delay`).
 
 ``python -m local_aws.moto_main -H 127.0.0.1 -p PORT`` takes moto server's own arguments;
 :class:`local_aws.moto_server.MotoServer` runs it. The models live in their own modules because
@@ -16,10 +17,20 @@ import sys
 
 from moto.server import main as moto_main
 
-from local_aws import moto_fifo_delay, moto_sns_subscriptions, moto_time_travel
+from local_aws import (
+    moto_fifo_delay,
+    moto_resource_policies,
+    moto_sns_subscriptions,
+    moto_time_travel,
+)
 from local_aws.moto_cloudformation import (
     DeliveryStreamResource,
     EmrServerlessApplicationResource,
+)
+from local_aws.moto_resource_policies import (
+    BucketPolicyResource,
+    QueuePolicyResource,
+    TopicPolicyResource,
 )
 from local_aws.moto_sns_subscriptions import SubscriptionResource
 
@@ -29,10 +40,14 @@ def main(argv: list[str] | None = None) -> None:
     moto_time_travel.register()
     moto_fifo_delay.register()
     moto_sns_subscriptions.register()
+    moto_resource_policies.register()
     added = [
         DeliveryStreamResource.cloudformation_type(),
         EmrServerlessApplicationResource.cloudformation_type(),
         SubscriptionResource.cloudformation_type(),
+        QueuePolicyResource.cloudformation_type(),
+        TopicPolicyResource.cloudformation_type(),
+        BucketPolicyResource.cloudformation_type(),
     ]
     print(
         json.dumps(
@@ -43,6 +58,7 @@ def main(argv: list[str] | None = None) -> None:
                     "a FIFO queue's own delay despite DelaySeconds=0",
                     "SNS delivers to an SQS queue in the account its ARN names",
                     "SNS delivers nothing to a subscription pending confirmation",
+                    "S3 stores bucket policies without enforcing them",
                 ],
             }
         ),
