@@ -1,6 +1,7 @@
 """The local AWS server process: moto's server with this package's CloudFormation models
 (:mod:`local_aws.moto_cloudformation`, :mod:`local_aws.moto_sns_subscriptions`,
-:mod:`local_aws.moto_resource_policies`), SNS deliveries into the queue's account
+:mod:`local_aws.moto_resource_policies`), a bucket's configurations from templates
+(:mod:`local_aws.moto_s3_buckets`), SNS deliveries into the queue's account
 (:mod:`local_aws.moto_sns_subscriptions`), bucket policies stored but not enforced
 (:mod:`local_aws.moto_resource_policies`), its SQS time travel (:mod:`local_aws.moto_time_travel`)
 and FIFO queue delays as SQS applies them (:mod:`local_aws.moto_fifo_delay`).
@@ -20,6 +21,7 @@ from moto.server import main as moto_main
 from local_aws import (
     moto_fifo_delay,
     moto_resource_policies,
+    moto_s3_buckets,
     moto_sns_subscriptions,
     moto_time_travel,
 )
@@ -41,6 +43,7 @@ def main(argv: list[str] | None = None) -> None:
     moto_fifo_delay.register()
     moto_sns_subscriptions.register()
     moto_resource_policies.register()
+    moto_s3_buckets.register()
     added = [
         DeliveryStreamResource.cloudformation_type(),
         EmrServerlessApplicationResource.cloudformation_type(),
@@ -53,6 +56,9 @@ def main(argv: list[str] | None = None) -> None:
         json.dumps(
             {
                 "cloudformation_models_added": added,
+                "cloudformation_properties_added": {
+                    "AWS::S3::Bucket": list(moto_s3_buckets.PROPERTIES)
+                },
                 "routes_added": [moto_time_travel.AGE_MESSAGES_PATH],
                 "behaviours_added": [
                     "a FIFO queue's own delay despite DelaySeconds=0",
