@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> None:
                 "behaviours_added": [
                     "a FIFO queue's own delay despite DelaySeconds=0",
                     "SNS delivers to an SQS queue in the account its ARN names",
-                    "SNS delivers nothing to a subscription pending confirmation",
+                    "SNS delivers nothing to a subscription pending confirmation or to Lambda",
                     "S3 stores bucket policies without enforcing them",
                 ],
             }

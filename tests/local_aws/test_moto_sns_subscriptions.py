@@ -267,6 +267,36 @@ def test_an_https_subscription_stays_pending_and_the_local_aws_posts_nothing(
     assert sns.publish(TopicArn=out["Topic"], Message="no one hears this")["MessageId"]
 
 
+def test_a_lambda_subscription_is_confirmed_and_the_local_aws_invokes_nothing(
+    accounts: Accounts,
+) -> None:
+    function_arn = f"arn:aws:lambda:{REGION}:{accounts.b.account_id}:function:Invoicing"
+    template = {
+        "Resources": {
+            "Topic": {"Type": "AWS::SNS::Topic", "Properties": {"TopicName": "Prices"}},
+            # The function is imported, as the stacks do: it is not in the local AWS.
+            "Invoicing": {
+                "Type": "AWS::SNS::Subscription",
+                "Properties": {
+                    "Protocol": "lambda",
+                    "Endpoint": function_arn,
+                    "TopicArn": {"Ref": "Topic"},
+                },
+            },
+        },
+        "Outputs": {
+            "Invoicing": {"Value": {"Ref": "Invoicing"}},
+            "Topic": {"Value": {"Ref": "Topic"}},
+        },
+    }
+    out = deploy(accounts.b, accounts.endpoint_url, "Publisher", template)
+
+    sns = accounts.client(accounts.b, "sns")
+    attributes = sns.get_subscription_attributes(SubscriptionArn=out["Invoicing"])["Attributes"]
+    assert (attributes["Endpoint"], attributes["PendingConfirmation"]) == (function_arn, "false")
+    assert sns.publish(TopicArn=out["Topic"], Message="no function runs")["MessageId"]
+
+
 def test_a_stack_update_applies_the_new_filter_and_deleting_the_stack_unsubscribes(
     accounts: Accounts,
 ) -> None:
