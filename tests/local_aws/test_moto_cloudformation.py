@@ -12,8 +12,17 @@ from moto import mock_aws
 from moto.cloudformation.exceptions import ValidationError
 from moto.cloudformation.parsing import clean_json
 from moto.core.common_models import CloudFormationModel
+from moto.s3.models import s3_backends
+from moto.sns.models import sns_backends
+from moto.sqs.models import sqs_backends
 
 from local_aws.moto_cloudformation import DeliveryStreamResource, EmrServerlessApplicationResource
+from local_aws.moto_resource_policies import (
+    BucketPolicyResource,
+    QueuePolicyResource,
+    TopicPolicyResource,
+)
+from local_aws.moto_sns_subscriptions import SubscriptionResource
 
 ACCOUNT = "111111111111"
 REGION = "us-east-1"
@@ -91,3 +100,47 @@ def test_an_application_type_the_service_lacks_is_refused_naming_the_types_it_ha
         EmrServerlessApplicationResource.create_from_cloudformation_json(
             "App", wrong, ACCOUNT, REGION
         )
+
+
+def added_resources() -> dict[str, tuple[CloudFormationModel, dict[str, str]]]:
+    """One resource of each type added for publish/subscribe, made through moto's backends, and
+    the attributes it answers."""
+    topic_arn = sns_backends[ACCOUNT][REGION].create_topic("OrderBilled").arn
+    queue = sqs_backends[ACCOUNT][REGION].create_queue("Sales")
+    s3_backends[ACCOUNT]["aws"].create_bucket("logs", REGION)
+    document = {"Version": "2012-10-17", "Statement": []}
+
+    def create(model: Any, properties: dict[str, Any]) -> Any:
+        return model.create_from_cloudformation_json(
+            f"Stack-{model.__name__}", {"Properties": properties}, ACCOUNT, REGION
+        )
+
+    subscription = create(
+        SubscriptionResource,
+        {"TopicArn": topic_arn, "Protocol": "sqs", "Endpoint": queue.queue_arn},
+    )
+    queues = [queue.physical_resource_id]
+    return {
+        "subscription": (subscription, {"Arn": subscription.arn}),
+        "queue-policy": (
+            create(QueuePolicyResource, {"Queues": queues, "PolicyDocument": document}),
+            {"Id": "Stack-QueuePolicyResource"},
+        ),
+        "topic-policy": (
+            create(TopicPolicyResource, {"Topics": [topic_arn], "PolicyDocument": document}),
+            {"Id": "Stack-TopicPolicyResource"},
+        ),
+        "bucket-policy": (
+            create(BucketPolicyResource, {"Bucket": "logs", "PolicyDocument": document}),
+            {},
+        ),
+    }
+
+
+@pytest.mark.parametrize("kind", ["subscription", "queue-policy", "topic-policy", "bucket-policy"])
+def test_the_added_types_answer_their_attributes_and_refuse_any_other(kind: str) -> None:
+    resource, attributes = added_resources()[kind]
+    for attribute, value in attributes.items():
+        assert get_att(resource, "Resource", attribute) == value
+    with pytest.raises(ValidationError, match=r"resource Resource does not support .* Nope"):
+        get_att(resource, "Resource", "Nope")
