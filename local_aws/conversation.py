@@ -11,7 +11,9 @@ behalf: a reply goes wherever the endpoint resolves its ``NServiceBus.ReplyToAdd
   to the error queue, ServiceControl's ingestion, its retry, and the acknowledgement;
 * :func:`deliver_later`: a send delayed beyond SQS's 15 minutes;
 * :func:`reply_to_originator`: a saga that stores the requester's address, waits for its
-  timeout (a delayed message to itself) and then answers the stored address.
+  timeout (a delayed message to itself) and then answers the stored address;
+* :func:`carry_large_body`: a message whose body goes through the sender's bucket, handled
+  with the same bytes in another account.
 
 Each returns what the handlers saw, so that tests and the main job read the same facts; each
 raises :class:`ConversationError` naming the step that did not happen and what moved instead.
@@ -19,6 +21,7 @@ raises :class:`ConversationError` naming the step that did not happen and what m
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Mapping
@@ -26,7 +29,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Final
 
-from local_aws.peers import Activity, Peers
+from local_aws.peers import BODY_KEY_PREFIX, Activity, Peers
 from local_aws.released_transport.endpoint import MessageHandlerContext
 from local_aws.released_transport.headers import (
     CORRELATION_ID,
@@ -43,6 +46,8 @@ FAILING_TYPE: Final = "LocalAws.Messages.BillOrder"
 DELAYED_TYPE: Final = "LocalAws.Messages.RemindCustomer"
 FORWARD_TO_HEADER: Final = "LocalAws.ForwardTo"
 """On a request: the handler forwards it there instead of replying."""
+LARGE_TYPE: Final = "LocalAws.Messages.AttachInvoice"
+"""Sent with a body over SQS's 1 MiB limit, which goes through S3."""
 SAGA_START_TYPE: Final = "LocalAws.Messages.StartBilling"
 SAGA_TIMEOUT_TYPE: Final = "LocalAws.Messages.BillingTimeout"
 SAGA_ID_HEADER: Final = "LocalAws.SagaId"
@@ -73,6 +78,7 @@ class Delivery:
     message_type: str
     message_id: str
     headers: Mapping[str, str | None]
+    body: bytes = field(default=b"", repr=False)
 
 
 @dataclass
@@ -91,6 +97,7 @@ class Handlers:
             str(headers.get(ENCLOSED_MESSAGE_TYPES) or ""),
             context.message.message_id,
             dict(headers),
+            context.message.body,
         )
         if delivery.message_type == FAILING_TYPE and RETRY_UNIQUE_MESSAGE_ID not in headers:
             self.failures.append(delivery)
@@ -123,6 +130,10 @@ class Handlers:
             (d for d in self.deliveries if d.endpoint == endpoint and d.message_id == message_id),
             None,
         )
+
+    def of_message(self, message_id: str) -> list[Delivery]:
+        """Every handling of ``message_id``, at any endpoint, in order."""
+        return [d for d in self.deliveries if d.message_id == message_id]
 
     def reply_to(self, endpoint: str, request_id: str) -> Delivery | None:
         return next(
@@ -339,6 +350,77 @@ def reply_to_originator(peers: Peers, handlers: Handlers, sender: str, receiver:
         activity = peers.advance(DELAY_STEP_SECONDS)
         elapsed += DELAY_STEP_SECONDS
     return SagaReply(sender, receiver, handlers.originators[sent.message_id], reply, elapsed)
+
+
+@dataclass(frozen=True)
+class LargeBody:
+    """A message whose body the sender's transport put in S3, handled in another account."""
+
+    sender: str
+    receiver: str
+    body_bytes: int
+    delivery: Delivery
+    """The message as the receiver's handler saw it, with the body read from S3."""
+    key: str
+    """``{KeyPrefix}/{MessageId}``: the body's key in both buckets."""
+    sender_bucket: str
+    receiver_bucket: str
+    relays: tuple[str, ...]
+    elapsed_ms: float
+
+
+def carry_large_body(
+    peers: Peers, handlers: Handlers, sender: str, receiver: str, body_bytes: int
+) -> LargeBody:
+    """``sender`` sends a body of ``body_bytes`` (over SQS's 1 MiB, so its transport uploads
+    it to its account's bucket and sends the key) to ``receiver``; after everything settles
+    the receiver's handler must have read the very bytes, from its own account's bucket."""
+    topology = peers.topology
+    buckets = [topology.body_bucket(topology.endpoint(e).account) for e in (sender, receiver)]
+    sender_bucket, receiver_bucket = buckets
+    if sender_bucket is None or receiver_bucket is None:
+        raise ConversationError(
+            f"large body {sender} -> {receiver}: the topology has no largeMessages, so the "
+            "endpoints have no bucket for bodies over SQS's limit"
+        )
+    started = time.perf_counter()
+    body = _large_body(body_bytes)
+    sent = peers.endpoints[sender].send(receiver, LARGE_TYPE, body)
+    activity = peers.settle()
+    delivery = handlers.delivered(receiver, sent.message_id)
+    if delivery is None:
+        raise ConversationError(
+            _with_activity(
+                f"the {body_bytes}-byte message {sent.message_id} from {sender} did not reach "
+                f"{receiver}",
+                activity,
+            )
+        )
+    if hashlib.sha256(delivery.body).digest() != hashlib.sha256(body).digest():
+        raise ConversationError(
+            f"{receiver} handled {sent.message_id} with {len(delivery.body)} bytes that are not "
+            f"the {body_bytes} {sender} sent"
+        )
+    return LargeBody(
+        sender,
+        receiver,
+        body_bytes,
+        delivery,
+        f"{BODY_KEY_PREFIX}/{sent.message_id}",
+        sender_bucket,
+        receiver_bucket,
+        activity.relay_functions(),
+        (time.perf_counter() - started) * 1000,
+    )
+
+
+def _large_body(size: int) -> bytes:
+    """A JSON document of ``size`` bytes whose content varies, so a truncated or mixed-up body
+    cannot pass for it."""
+    head, tail = b'{"lines":"', b'"}'
+    filler = hashlib.sha256(str(size).encode()).hexdigest().encode()
+    room = size - len(head) - len(tail)
+    return head + (filler * (room // len(filler) + 1))[:room] + tail
 
 
 def _with_activity(text: str, activity: Activity) -> str:

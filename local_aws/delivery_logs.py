@@ -164,7 +164,7 @@ def sample_topology(topology: Topology) -> sample.SampleTopology:
             ),
             success_sample_rate=topic.success_sample_rate,
         )
-        for topic in topology.topics
+        for topic in topology.log_streaming_topics
         if topic.subscriptions
     )
     if not topics:

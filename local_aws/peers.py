@@ -2,8 +2,12 @@
 
 Each endpoint of the topology runs as :class:`~local_aws.released_transport.endpoint.ReleasedEndpoint`
 (or, ``arnAware``, as the seed's :class:`~local_aws.released_transport.arn_aware.ArnAwareEndpoint`)
-with an SQS client of its own account, configured as its team would configure it: its name,
-its queue-name prefix, its immediate retries and the error queue's name. ServiceControl runs on
+with SQS, SNS and S3 clients of its own account, configured as its team would configure it
+after the README's "What the endpoints configure": its name, its queue-name prefix, its
+immediate retries, the error queue's name, no installers, topic policies left to the platform,
+the topic name prefix of its event topics, its account's body bucket (``largeMessages``), and
+the compatibility mode as a publisher to message-driven subscribers (which stores them) or as
+one (``RegisterPublisher`` for each event). ServiceControl runs on
 the error queue's account. Nothing here knows the bridge: every peer resolves names in its own
 account as the released transport does, and an ARN-aware sender is told, as its team would tell
 it (``UseAccountForEndpoint``), the account of each endpoint it routes to directly.
@@ -27,18 +31,33 @@ from local_aws.moto_time_travel import age_sqs_messages
 from local_aws.released_transport.arn_aware import ArnAwareEndpoint
 from local_aws.released_transport.endpoint import (
     EndpointSettings,
+    MessageDrivenPubSubCompatibility,
     MessageHandlerContext,
     ProcessingOutcome,
     ReleasedEndpoint,
 )
 from local_aws.released_transport.queue_creator import QueueCreator
+from local_aws.released_transport.queue_policy import PolicySettings
 from local_aws.released_transport.recoverability import RecoverabilitySettings
+from local_aws.released_transport.s3_settings import S3Settings
 from local_aws.released_transport.service_control import ServiceControl, ServiceControlSettings
 from stacks.topology import Endpoint, Topology
 
+BODY_KEY_PREFIX: Final = "bodies"
+"""The ``S3Settings`` key prefix every peer configures: any prefix serves, since the relay
+copies a body under its own key."""
+EVENT_ASSEMBLY_VERSION: Final = "Version=1.0.0.0, Culture=neutral, PublicKeyToken=null"
 DEFAULT_MAX_SETTLE_ROUNDS: Final = 50
 """Rounds of :meth:`Peers.settle` before it gives up: a conversation of the demo settles in a
 handful; a message bouncing between two queues never would."""
+
+
+def event_type_name(full_name: str) -> str:
+    """The assembly-qualified name core gives ``typeof(<full_name>)``, in an assembly named
+    after its namespace (the topic comes from the ``FullName``; a subscribe message carries
+    the whole name, which core parses, so it needs its ``Version=``)."""
+    assembly = full_name.rsplit(".", 1)[0]
+    return f"{full_name}, {assembly}, {EVENT_ASSEMBLY_VERSION}"
 
 
 class PeersError(RuntimeError):
@@ -64,6 +83,16 @@ class Activity:
         )
 
 
+@dataclass(frozen=True)
+class Subscription:
+    """A message-driven subscriber's subscribe message for one event, sent to its publisher."""
+
+    subscriber: str
+    event_type: str
+    publisher: str
+    request_id: str
+
+
 class Peers:
     """The deployed topology's endpoints and ServiceControl, over the accounts' clients."""
 
@@ -77,11 +106,12 @@ class Peers:
         """Start a peer for each endpoint, whose messages ``handle`` handles (given the
         endpoint's name), and ServiceControl."""
         self.topology = topology
+        self.accounts = dict(accounts)
         self.poller = poller
         self.endpoints: dict[str, ReleasedEndpoint] = {}
         self._handle = handle
         for endpoint in topology.endpoints:
-            peer = self._peer(endpoint, self._client(accounts, endpoint.account))
+            peer = self._peer(endpoint, accounts)
             try:
                 peer.start()
             except Exception as error:
@@ -105,24 +135,53 @@ class Peers:
         except Exception as error:
             raise PeersError(f"ServiceControl did not start: {error}") from error
 
-    def _client(self, accounts: Mapping[str, AccountCredentials], account: str) -> Any:
+    def _client(
+        self, accounts: Mapping[str, AccountCredentials], account: str, service: str = "sqs"
+    ) -> Any:
         if account not in accounts:
             raise PeersError(
                 f"no credentials for account {account}; deploy it first (deploy_all returns "
                 f"them), have {sorted(accounts)}"
             )
-        return self.poller.client(accounts[account], "sqs")
+        return self.poller.client(accounts[account], service)
 
-    def _peer(self, endpoint: Endpoint, sqs: Any) -> ReleasedEndpoint:
+    def _peer(
+        self, endpoint: Endpoint, accounts: Mapping[str, AccountCredentials]
+    ) -> ReleasedEndpoint:
+        sqs = self._client(accounts, endpoint.account)
+        sns = self._client(accounts, endpoint.account, "sns")
+        bucket = self.topology.body_bucket(endpoint.account)
+        policies = PolicySettings()
+        policies.setup_topic_policies_when_subscribing = False
+        registered = {
+            event_type_name(t.event_type): t.publishers[0]
+            for t in self.topology.topics
+            if t.event_type and endpoint.name in t.message_driven_subscribers
+        }
+        publishes_to_stored = any(
+            t.message_driven_subscribers and endpoint.name in t.publishers
+            for t in self.topology.topics
+        )
+        prefixes = [t.topic_name_prefix for t in self.topology.topics if t.event_type]
         settings = EndpointSettings(
             queue_name_prefix=endpoint.queue_name_prefix or None,
             error_queue=self.topology.error_queue.name,
             recoverability=RecoverabilitySettings(immediate_retries=endpoint.immediate_retries),
             wait_time_seconds=0,
+            topic_name_prefix=prefixes[0] if prefixes else None,
+            s3=None
+            if bucket is None
+            else S3Settings(
+                bucket, BODY_KEY_PREFIX, self._client(accounts, endpoint.account, "s3")
+            ),
+            policies=policies,
+            message_driven_pub_sub=MessageDrivenPubSubCompatibility(registered)
+            if registered or publishes_to_stored
+            else None,
         )
         if not endpoint.arn_aware:
-            return ReleasedEndpoint(endpoint.name, sqs, settings)
-        peer = ArnAwareEndpoint(endpoint.name, sqs, settings)
+            return ReleasedEndpoint(endpoint.name, sqs, settings, sns=sns)
+        peer = ArnAwareEndpoint(endpoint.name, sqs, settings, sns=sns)
         for route in self.topology.routes:
             receiver = self.topology.endpoint(route.receiver)
             if route.sender == endpoint.name and not route.relay:
@@ -130,6 +189,26 @@ class Peers:
                 peer.use_account_for_endpoint(receiver.name, account.id)
                 peer.use_region_for_endpoint(receiver.name, account.region)
         return peer
+
+    def auto_subscribe(self) -> tuple[Subscription, ...]:
+        """What each message-driven subscriber does at start-up (``AutoSubscribe``): subscribe
+        to each event it registered a publisher for, natively first (its account's anchor
+        topic, already subscribed by the platform), then with a subscribe message to the
+        publisher, which the next :meth:`settle` carries."""
+        done: list[Subscription] = []
+        for name, peer in self.endpoints.items():
+            compatibility = peer.settings.message_driven_pub_sub
+            if compatibility is None:
+                continue
+            for event_type, publisher in compatibility.publishers.items():
+                try:
+                    (request,) = peer.subscribe(event_type)
+                except Exception as error:
+                    raise PeersError(
+                        f"{name} could not subscribe to {event_type}: {error}"
+                    ) from error
+                done.append(Subscription(name, event_type, publisher, request.message_id))
+        return tuple(done)
 
     def settle(self, max_rounds: int = DEFAULT_MAX_SETTLE_ROUNDS) -> Activity:
         """Play every peer and relay, round after round, until a round moves nothing."""

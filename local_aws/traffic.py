@@ -1,5 +1,6 @@
 """The main job's traffic on the deployed local AWS: conversations between the topology's
-NServiceBus peers through the account bridge, then a publish to a topic.
+NServiceBus peers through the account bridge, a large body through S3, then a publish to a
+topic.
 
 Every cross-account route of the topology carries a request and its reply
 (:func:`local_aws.conversation.exchange`); one receiver's handler fails until ServiceControl
@@ -21,21 +22,25 @@ from local_aws.accounts import AccountCredentials
 from local_aws.conversation import (
     Exchange,
     Handlers,
+    LargeBody,
     LaterDelivery,
     Recovery,
     SagaReply,
+    carry_large_body,
     deliver_later,
     exchange,
     recover,
     reply_to_originator,
 )
 from local_aws.lambda_poller import LambdaPoller
-from local_aws.peers import Peers
+from local_aws.peers import Peers, Subscription
 from local_aws.publication import Publication, publish, topic_named
 from stacks.topology import Topology
 
 LATER_DELAY: Final = timedelta(minutes=20)
 """Beyond SQS's 15 minutes, so the delay queues (and their shadows) carry it."""
+LARGE_BODY_BYTES: Final = 3 * 512 * 1024
+"""1.5 MiB: over SQS's 1 MiB, so the sender's transport puts the body in S3."""
 
 
 @dataclass(frozen=True)
@@ -43,15 +48,22 @@ class TrafficResult:
     """What the traffic did: the exchanges, the recovery, the late delivery, the publication."""
 
     topology: Topology
+    subscriptions: tuple[Subscription, ...]
     exchanges: tuple[Exchange, ...]
     recovery: Recovery | None
     later: LaterDelivery | None
     saga: SagaReply | None
+    large: LargeBody | None
     publication: Publication | None
 
     def lines(self) -> list[str]:
         """One line per fact, for the main job's progress output."""
-        lines = [self._exchange_line(e) for e in self.exchanges]
+        lines = [
+            f"subscribed {s.subscriber} to {s.event_type.split(',')[0]} with a subscribe "
+            f"message ({s.request_id}) to {s.publisher}"
+            for s in self.subscriptions
+        ]
+        lines += [self._exchange_line(e) for e in self.exchanges]
         if self.recovery is not None:
             r = self.recovery
             lines.append(
@@ -74,16 +86,26 @@ class TrafficResult:
                 f"{saga.originator!r}, answered it ({saga.reply.message_id}) after its timeout, "
                 f"{saga.answered_after_seconds} s of local time later"
             )
+        if self.large is not None:
+            large = self.large
+            lines.append(
+                f"large body {large.body_bytes:,} bytes {large.sender} -> {large.receiver}: "
+                f"uploaded to s3://{large.sender_bucket}/{large.key}, copied by the relay to "
+                f"s3://{large.receiver_bucket}/{large.key}, {large.receiver} read the same "
+                f"{len(large.delivery.body):,} bytes, in {large.elapsed_ms:.0f} ms"
+            )
         if self.publication is not None:
             published = self.publication
+            by = f"by {published.publisher} " if published.publisher else ""
             lines.append(
-                f"published {published.message_id} to {published.topic_arn} "
+                f"published {published.message_id} {by}to {published.topic_arn} "
                 f"in {published.elapsed_ms:.0f} ms"
             )
             for outcome in published.subscriptions:
+                account = f" in account {outcome.account}" if outcome.account else ""
                 lines.append(
-                    f"  subscription {outcome.name} ({outcome.protocol} {outcome.target}): "
-                    f"{outcome.note}"
+                    f"  {outcome.protocol} subscriber {outcome.name} ({outcome.target}"
+                    f"{account}): {outcome.note}"
                 )
         return lines
 
@@ -123,21 +145,29 @@ def run_traffic(
     *,
     topic: str | None = None,
 ) -> TrafficResult:
-    """Every conversation pair's exchange; the recovery, the late delivery and a saga's reply
-    to its originator on the first pair whose sender is released (the bridge carries it both
-    ways), else the first pair; then a publish to ``topic`` (default: the topology's first)."""
+    """The message-driven subscribers' subscribe messages; every conversation pair's
+    exchange; the recovery, the late delivery, a saga's reply to its originator and (with
+    ``largeMessages``) a body through S3 on the first pair whose sender is released (the
+    bridge carries it both ways), else the first pair; then a publish to ``topic`` (default:
+    the topology's first) by its publisher."""
     poller = LambdaPoller(list(accounts.values()), endpoint_url)
     handlers = Handlers()
     peers = Peers(topology, accounts, poller, handlers)
+    subscriptions = peers.auto_subscribe()
+    peers.settle()
     pairs = conversation_pairs(topology)
     exchanges = tuple(exchange(peers, handlers, s, r) for s, r in pairs)
     released = [p for p in pairs if not topology.endpoint(p[0]).arn_aware]
     chosen = next(iter(released or pairs), None)
-    recovery = later = saga = None
+    recovery = later = saga = large = None
     if chosen is not None:
         recovery = recover(peers, handlers, *chosen)
         later = deliver_later(peers, handlers, *chosen, LATER_DELAY)
         saga = reply_to_originator(peers, handlers, *chosen)
+        if topology.large_messages is not None:
+            large = carry_large_body(peers, handlers, *chosen, LARGE_BODY_BYTES)
     selected = topic_named(topology, topic)
-    publication = None if selected is None else publish(topology, accounts, poller, selected)
-    return TrafficResult(topology, exchanges, recovery, later, saga, publication)
+    publication = None if selected is None else publish(peers, handlers, selected)
+    return TrafficResult(
+        topology, subscriptions, exchanges, recovery, later, saga, large, publication
+    )

@@ -12,6 +12,7 @@ from cdk_nag import AwsSolutionsChecks
 from stacks.delivery_log_stack import DeliveryLogStack
 from stacks.messaging_stack import MessagingAccountStack
 from stacks.topology import Topology, load_topology, parse_topology
+from stacks.topology.stack_order import stack_order, topic_accounts_needed
 
 TOPOLOGY_CONTEXT_KEY = "topology"
 FEATURE_FLAGS = {
@@ -46,19 +47,25 @@ def build_app(
     and the :class:`DeliveryLogStack` when the topology has analytics.
 
     Stacks whose topics stream logs depend on the analytics stack, so ``cdk deploy --all``
-    creates the destination before the subscription filters that need it.
+    creates the destination before the subscription filters that need it; a stack whose queues
+    subscribe to another account's topics depends on that account's stack.
     """
     app = App(
         outdir=outdir, context={**FEATURE_FLAGS, **(context or {})}, analytics_reporting=False
     )
     analytics = DeliveryLogStack(app, topology, topology.analytics) if topology.analytics else None
-    for account in topology.accounts:
-        if topology.owns_resources(account.name):
-            stack = MessagingAccountStack(app, topology, account)
-            if analytics is not None and stack.topics:
-                stack.add_stack_dependency(
-                    analytics, "subscription filters need the log destination"
-                )
+    stacks: dict[str, MessagingAccountStack] = {}
+    for account in stack_order(topology):
+        stack = MessagingAccountStack(app, topology, account)
+        stacks[account.name] = stack
+        if analytics is not None and any(
+            t.account == account.name for t in topology.log_streaming_topics
+        ):
+            stack.add_stack_dependency(analytics, "subscription filters need the log destination")
+        for owner in topic_accounts_needed(topology, account.name):
+            stack.add_stack_dependency(
+                stacks[owner], "its queues subscribe to topics this stack creates"
+            )
     if nag:
         Validations.of(app).add_plugins(AwsSolutionsChecks(app, verbose=True))
     return app

@@ -29,7 +29,7 @@ def analytics_stack_name(account: Account) -> str:
 
 def log_source_accounts(topology: Topology) -> tuple[str, ...]:
     """The ids of the accounts whose topics' delivery logs stream to the analytics account."""
-    return tuple(sorted({topology.account(t.account).id for t in topology.topics}))
+    return tuple(sorted({topology.account(t.account).id for t in topology.log_streaming_topics}))
 
 
 def delivery_log_destination_arn(topology: Topology) -> str | None:

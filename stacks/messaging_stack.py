@@ -315,10 +315,11 @@ class MessagingAccountStack(Stack):
                         self.topology.queue_arn(self.topology.endpoint(s))
                         for s in topic.message_driven_subscribers
                     ],
+                    "Anchor": topic.anchor,
                 },
             )
         destination = delivery_log_destination_arn(self.topology)
-        if destination is not None:
+        if destination is not None and not topic.anchor:
             construct.stream_logs_to(destination)
         CfnOutput(self, f"Topic{topic.name}Arn", value=construct.topic.topic_arn)
         self.alarms.watch_topic(f"Topic{topic.name}", construct.topic)

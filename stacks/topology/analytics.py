@@ -8,7 +8,7 @@ EMR Serverless. The section is optional; without it no logs leave their account.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,12 +47,12 @@ def parse_analytics(
     check: FieldChecker,
     raw: Any,
     account_regions: Mapping[str, str],
-    topic_accounts: Mapping[str, str],
+    topic_accounts: Sequence[tuple[str, str]],
 ) -> AnalyticsSettings | None:
     """Validate ``topology.analytics``.
 
-    ``account_regions`` maps account names to regions; ``topic_accounts`` maps topic names to
-    their account names. A CloudWatch Logs subscription can only reach a destination in the
+    ``account_regions`` maps account names to regions; ``topic_accounts`` lists each topic's name
+    and account name (one name may be a topic in several accounts). A CloudWatch Logs subscription can only reach a destination in the
     log group's own region, so every account with topics must share the analytics account's
     region.
     """
@@ -103,7 +103,7 @@ def parse_analytics(
     if account is None:
         return None
     region = account_regions[account]
-    for topic, owner in sorted(topic_accounts.items()):
+    for topic, owner in sorted(set(topic_accounts)):
         if account_regions.get(owner, region) != region:
             check.fail(
                 f"{path}.account",

@@ -109,7 +109,7 @@ def planned_queues(topology: Topology) -> tuple[list[PlannedQueue], list[Problem
                 dead_letter_queue_name,
                 shadow.delay_queue_name,
             )
-    for index, topic in enumerate(topology.topics):
+    for topic in topology.topics:
         for subscription in topic.subscriptions:
             owner = (
                 topology.endpoint(subscription.endpoint).account
@@ -119,7 +119,7 @@ def planned_queues(topology: Topology) -> tuple[list[PlannedQueue], list[Problem
             add(
                 owner,
                 f"the dead-letter queue of subscription {subscription.name!r} of topic {topic.name!r}",
-                f"topology.topics[{index}]",
+                topic.path,
                 functools.partial(subscription_dead_letter_queue_name, topic.topic_name),
                 subscription.name,
             )

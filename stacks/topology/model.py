@@ -196,6 +196,12 @@ class Topology:
         """The topics one account's stack owns."""
         return tuple(t for t in self.topics if t.account == account_name)
 
+    @property
+    def log_streaming_topics(self) -> tuple[Topic, ...]:
+        """The topics whose delivery logs stream to the analytics account: all but anchor
+        topics, which nobody publishes to and so never log a delivery."""
+        return tuple(t for t in self.topics if not t.anchor)
+
     def topic_arn(self, topic: Topic) -> str:
         """The topic's ARN, computed without any lookup."""
         account = self.account(topic.account)

@@ -43,6 +43,7 @@ from stacks.topology.model import (
     Topology,
     TopologyError,
 )
+from stacks.topology.stack_order import SubscriptionCycleError, stack_order
 from stacks.topology.topics import TOPIC_NAME, Topic, check_organization, parse_topics
 
 REGION = re.compile(r"^[a-z]{2}(-gov|-iso|-isob|-isof|-isoe)?-[a-z]+-\d{1,2}$")
@@ -111,7 +112,7 @@ def parse_topology(data: Any, source: str = "<topology>") -> Topology:
         check,
         root.get("analytics"),
         {a.name: a.region for a in accounts},
-        {t.name: t.account for t in topics},
+        [(t.name, t.account) for t in topics if not t.anchor],
     )
     if check.problems or error_queue is None:
         if error_queue is None and not check.problems:
@@ -129,6 +130,7 @@ def parse_topology(data: Any, source: str = "<topology>") -> Topology:
         large_messages,
     )
     _check_reachability(check, topology)
+    _check_stack_order(check, topology)
     if check.problems:
         raise TopologyError(source, check.problems)
     return topology
@@ -500,6 +502,14 @@ def _check_reachability(check: FieldChecker, topology: Topology) -> None:
     queues, problems = planned_queues(topology)
     for path, rule in (*problems, *name_clashes(queues)):
         check.fail(path, rule)
+
+
+def _check_stack_order(check: FieldChecker, topology: Topology) -> None:
+    """Refuse subscriptions across accounts that leave the stacks no deploy order."""
+    try:
+        stack_order(topology)
+    except SubscriptionCycleError as error:
+        check.fail("topology.topics", str(error))
 
 
 def _check_fifo(check: FieldChecker, topology: Topology, route: Route) -> None:

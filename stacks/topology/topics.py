@@ -10,7 +10,8 @@ released endpoint publishes to, and subscribes to, the topic named after the typ
 name in its own account (``TopicNameHelper``, ``TopicCache``), so the topic's name is derived
 exactly as the transport derives it, and its publishers must live in its account. Its
 ``messageDrivenSubscribers`` subscribe the way NServiceBus's message-driven (hybrid) mode does,
-with a subscribe message to the one publisher, through the bridge.
+with a subscribe message to the one publisher, through the bridge; each of their accounts gets
+an anchor topic of the event's name (:attr:`Topic.anchor`).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ MAX_FILTER_POLICY_BYTES = 256 * 1024
 EVENT_METADATA = "NServiceBusEvent"
 """The topic resource's metadata the stacks write for an event topic, for the access report:
 ``EventType``, ``Publishers`` and ``MessageDrivenSubscribers`` (queue ARNs), which no policy
-shows (publishers in the topic's own account are authorized by IAM)."""
+shows (publishers in the topic's own account are authorized by IAM), and ``Anchor``."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,12 @@ class Topic:
     message-driven, or hybrid, mode); the publisher then sends each event to their address."""
     path: str = field(default="", compare=False)
     """The topology field that declares it, for error messages."""
+    anchor: bool = False
+    """Derived, never declared: the event's topic in a message-driven subscriber's account.
+    Nobody publishes to it. NServiceBus's hybrid subscribe first subscribes natively, finding
+    the topic by name in the subscriber's own account, and sends no subscribe message when
+    that fails (``MigrationSubscribeTerminator``); this topic, with the subscriber's queue
+    already subscribed, lets it succeed without installers."""
 
     @property
     def topic_name(self) -> str:
@@ -191,7 +198,37 @@ def parse_topics(
                 "message-driven subscribers subscribe to an NServiceBus event; add eventType",
             )
         topics.append(topic)
-    return topics
+    return topics + _anchor_topics(topics, endpoints)
+
+
+def _anchor_topics(topics: list[Topic], endpoints: Mapping[str, tuple[str, bool]]) -> list[Topic]:
+    """An anchor topic (see :attr:`Topic.anchor`) in each account of a message-driven
+    subscriber that has no topic of the event's name yet, with those subscribers' queues
+    subscribed raw, as the transport would subscribe them."""
+    declared = {(t.account, t.name) for t in topics}
+    anchors: dict[tuple[str, str], Topic] = {}
+    for topic in topics:
+        for j, subscriber in enumerate(topic.message_driven_subscribers):
+            account = endpoints[subscriber][0]
+            key = (account, topic.name)
+            if key in declared:
+                continue
+            anchor = anchors.get(key) or Topic(
+                topic.name,
+                account,
+                event_type=topic.event_type,
+                topic_name_prefix=topic.topic_name_prefix,
+                path=f"{topic.path}.messageDrivenSubscribers[{j}]",
+                anchor=True,
+            )
+            anchors[key] = replace(
+                anchor,
+                subscriptions=(
+                    *anchor.subscriptions,
+                    TopicSubscription(_anchor_subscription_name(subscriber), "sqs", subscriber),
+                ),
+            )
+    return list(anchors.values())
 
 
 def _event_topic_name(
@@ -218,6 +255,12 @@ def _event_topic_name(
         )
         return None
     return derived
+
+
+def _anchor_subscription_name(endpoint: str) -> str:
+    """``<endpoint's letters and digits>Anchor``: apart from the name a declared subscription
+    of the same endpoint may have (a subscriber both native and message-driven)."""
+    return "".join(c for c in endpoint if c.isascii() and c.isalnum()) + "Anchor"
 
 
 def _check_event_topic(

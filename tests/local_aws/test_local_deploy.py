@@ -96,6 +96,7 @@ def test_each_endpoint_queue_redrives_to_its_dlq_and_uses_its_key(
 def test_the_topic_and_its_delivery_log_groups_exist_in_the_publisher_account(
     deployed: dict[str, AccountInventory],
 ) -> None:
+    """Sales holds the anchor topic of the event for Shipping, its message-driven subscriber."""
     billing = deployed["Billing"]
     assert billing.topic_arns == (
         "arn:aws:sns:us-east-1:222222222222:MyCompany-Messages-OrderBilled",
@@ -104,7 +105,9 @@ def test_the_topic_and_its_delivery_log_groups_exist_in_the_publisher_account(
         "sns/us-east-1/222222222222/MyCompany-Messages-OrderBilled",
         "sns/us-east-1/222222222222/MyCompany-Messages-OrderBilled/Failure",
     }
-    assert deployed["Sales"].topic_arns == ()
+    assert deployed["Sales"].topic_arns == (
+        "arn:aws:sns:us-east-1:111111111111:MyCompany-Messages-OrderBilled",
+    )
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ import pytest
 
 from local_aws.accounts import AccountCredentials
 from local_aws.conversation import Exchange
-from local_aws.publication import SubscriptionOutcome
+from local_aws.publication import MESSAGE_DRIVEN, SubscriptionOutcome
 from local_aws.traffic import LATER_DELAY, TrafficResult, conversation_pairs, run_traffic
 from stacks.app_builder import topology_from_context
 
@@ -98,11 +98,15 @@ def test_a_saga_on_billing_answers_shipping_after_its_timeout(traffic: TrafficRe
     assert saga.reply.message_id in "\n".join(traffic.lines())
 
 
-def test_publishing_order_billed_reaches_the_sales_queue_and_leaves_the_webhook_pending(
+def test_billings_publish_of_order_billed_is_handled_once_by_each_subscriber_in_sales(
     traffic: TrafficResult,
 ) -> None:
+    """Sales natively, its queue subscribed to Billing's topic across accounts; Shipping
+    message-driven, Billing's copy to the address it stored from Shipping's subscribe message
+    (the shadow that leads to Shipping through the bridge); the webhook pending."""
     publication = traffic.publication
     assert publication is not None
+    assert publication.publisher == "Billing"
     assert (
         publication.topic_arn == f"arn:aws:sns:us-east-1:{BILLING}:MyCompany-Messages-OrderBilled"
     )
@@ -111,18 +115,48 @@ def test_publishing_order_billed_reaches_the_sales_queue_and_leaves_the_webhook_
             "Sales",
             "sqs",
             arn(SALES, "Sales"),
+            f"Sales ({SALES})",
             in_local_aws=True,
-            delivered=True,
-            note="delivered to the queue",
+            handled=1,
+            note="in its queue; Sales handled it once",
         ),
         SubscriptionOutcome(
             "PartnerWebhook",
             "https",
             "https://partner.example.com/sns/order-billed",
+            None,
             in_local_aws=True,
-            delivered=None,
-            note="in the local AWS; its delivery is not observable here",
+            handled=None,
+            note="in the local AWS, pending confirmation; its delivery is not observable here",
         ),
+        SubscriptionOutcome(
+            "Shipping",
+            MESSAGE_DRIVEN,
+            arn(SALES, "Shipping"),
+            f"Sales ({SALES})",
+            in_local_aws=True,
+            handled=1,
+            note="sent by Billing to the stored address 'Shipping'; Shipping handled it once",
+        ),
+    )
+
+
+def test_shipping_subscribed_with_a_subscribe_message_to_billing(traffic: TrafficResult) -> None:
+    (subscription,) = traffic.subscriptions
+    assert (subscription.subscriber, subscription.publisher) == ("Shipping", "Billing")
+    assert subscription.event_type.startswith("MyCompany.Messages.OrderBilled, ")
+
+
+def test_a_body_over_1_mib_crosses_from_billing_to_shipping_through_both_buckets(
+    traffic: TrafficResult,
+) -> None:
+    large = traffic.large
+    assert large is not None
+    assert (large.sender, large.receiver, large.body_bytes) == ("Shipping", "Billing", 1_572_864)
+    assert len(large.delivery.body) == 1_572_864
+    assert (large.sender_bucket, large.receiver_bucket) == (
+        f"messaging-bodies-{SALES}-us-east-1",
+        f"messaging-bodies-{BILLING}-us-east-1",
     )
 
 

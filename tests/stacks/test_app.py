@@ -37,6 +37,16 @@ def test_one_messaging_stack_per_account_and_the_analytics_stack_in_ops(
     }
 
 
+def test_cdk_deploys_billing_whose_topic_sales_subscribes_to_before_sales(
+    example_assembly: Path,
+) -> None:
+    manifest = json.loads((example_assembly / "manifest.json").read_text())
+    assert "Messaging-Billing" in manifest["artifacts"]["Messaging-Sales"]["dependencies"]
+    assert "Messaging-Sales" not in manifest["artifacts"]["Messaging-Billing"].get(
+        "dependencies", []
+    )
+
+
 def test_templates_use_no_cloudformation_exports(example_assembly: Path) -> None:
     for template in gates.templates(example_assembly):
         text = template.read_text()

@@ -152,7 +152,7 @@ def expected_log_data_edges(topology: Topology) -> set[LogDataEdge]:
     if topology.analytics is None or destination is None:
         return set()
     edges: set[LogDataEdge] = set()
-    for topic in topology.topics:
+    for topic in topology.log_streaming_topics:
         account = topology.account(topic.account)
         for name in delivery_log_group_names(topic.topic_name, account.region, account.id):
             log_group = (

@@ -111,6 +111,7 @@ def _event_records(
                 s["endpoint"] for s in subscriptions if s["topic"] == arn and s["protocol"] == "sqs"
             ),
             "message_driven_subscribers": sorted(event["MessageDrivenSubscribers"]),
+            "anchor": bool(event.get("Anchor", False)),
         }
         for arn, event in sorted(topics.items())
     ]

@@ -186,6 +186,9 @@ class EventRecord(TypedDict):
     publishers: list[str]
     subscriber_queues: list[str]
     message_driven_subscribers: list[str]
+    anchor: bool
+    """The topic only anchors message-driven subscribers' native subscribe (nobody publishes
+    to it; see the topology's anchor topics)."""
 
 
 class MessagingRecords(TypedDict):

@@ -164,3 +164,55 @@ def test_message_driven_subscribers_need_an_event(free_topic: dict[str, Any]) ->
     free_topic["topics"][0]["messageDrivenSubscribers"] = ["Shipping"]
     [(path, rule)] = problems_of(free_topic)
     assert (path, "add eventType" in rule) == ("topology.topics[0].messageDrivenSubscribers", True)
+
+
+def test_a_message_driven_subscriber_in_another_account_gets_an_anchor_topic_there(
+    document: dict[str, Any],
+) -> None:
+    """The hybrid subscribe subscribes natively first, by name in Shipping's own account, and
+    sends no subscribe message if that fails; the anchor topic, Shipping already subscribed
+    raw, lets it succeed without installers."""
+    topology = parse_topology(document)
+    (anchor,) = (t for t in topology.topics if t.anchor)
+    assert (anchor.name, anchor.account, anchor.event_type, anchor.publishers) == (
+        "MyCompany-Messages-OrderBilled",
+        "Sales",
+        EVENT,
+        (),
+    )
+    (subscription,) = anchor.subscriptions
+    assert (subscription.name, subscription.endpoint, subscription.raw_message_delivery) == (
+        "ShippingAnchor",
+        "Shipping",
+        True,
+    )
+    assert anchor.path == "topology.topics[0].messageDrivenSubscribers[0]"
+
+
+def test_subscribers_in_one_account_share_its_anchor_topic(document: dict[str, Any]) -> None:
+    document["endpoints"].append({"name": "MyCompany.Invoicing", "account": "Sales"})
+    document["topics"][0]["messageDrivenSubscribers"].append("MyCompany.Invoicing")
+    (anchor,) = (t for t in parse_topology(document).topics if t.anchor)
+    assert [(s.name, s.endpoint) for s in anchor.subscriptions] == [
+        ("ShippingAnchor", "Shipping"),
+        ("MyCompanyInvoicingAnchor", "MyCompany.Invoicing"),
+    ]
+
+
+def test_anchor_topics_stream_no_logs_and_need_no_analytics_region(
+    document: dict[str, Any],
+) -> None:
+    """Nobody publishes to an anchor, so it never logs a delivery."""
+    document["accounts"][0]["region"] = "eu-west-1"
+    document["topics"][0]["subscriptions"] = []
+    topology = parse_topology(document)
+    assert [t.account for t in topology.log_streaming_topics] == ["Billing"]
+
+
+def test_no_anchor_where_the_subscriber_shares_the_publishers_account_or_a_topic_exists(
+    document: dict[str, Any],
+) -> None:
+    document["endpoints"].append({"name": "Ledger", "account": "Billing"})
+    document["topics"][0]["messageDrivenSubscribers"] = ["Ledger", "Shipping"]
+    document["topics"].append({"eventType": EVENT, "account": "Sales", "publishers": ["Sales"]})
+    assert not any(t.anchor for t in parse_topology(document).topics)

@@ -52,15 +52,26 @@ def test_whoever_may_send_to_an_endpoint_queue_may_use_its_key(example_assembly:
 def test_the_access_report_shows_each_publisher_topic_and_subscriber_queue(
     example_assembly: Path,
 ) -> None:
+    """Shipping, message-driven in Sales, has its queue subscribed to the anchor topic of the
+    event's name in Sales, which nobody publishes to."""
     report = access_report.build_report(example_assembly)
     assert report["events"] == [
+        {
+            "event_type": "MyCompany.Messages.OrderBilled",
+            "topic": "arn:aws:sns:us-east-1:111111111111:MyCompany-Messages-OrderBilled",
+            "publishers": [],
+            "subscriber_queues": ["arn:aws:sqs:us-east-1:111111111111:Shipping"],
+            "message_driven_subscribers": [],
+            "anchor": True,
+        },
         {
             "event_type": "MyCompany.Messages.OrderBilled",
             "topic": "arn:aws:sns:us-east-1:222222222222:MyCompany-Messages-OrderBilled",
             "publishers": ["arn:aws:sqs:us-east-1:222222222222:Billing"],
             "subscriber_queues": ["arn:aws:sqs:us-east-1:111111111111:Sales"],
             "message_driven_subscribers": ["arn:aws:sqs:us-east-1:111111111111:Shipping"],
-        }
+            "anchor": False,
+        },
     ]
     markdown = access_report.to_markdown(report)
     assert (
@@ -72,7 +83,9 @@ def test_the_access_report_shows_each_publisher_topic_and_subscriber_queue(
 
 def test_the_access_report_shows_topics_and_their_edges(example_assembly: Path) -> None:
     report = access_report.build_report(example_assembly)
-    (topic,) = report["topics"]
+    anchor, topic = report["topics"]
+    assert anchor["topic"] == "arn:aws:sns:us-east-1:111111111111:MyCompany-Messages-OrderBilled"
+    assert (anchor["publish"], anchor["subscribe"]) == ([], [])
     assert topic["topic"] == "arn:aws:sns:us-east-1:222222222222:MyCompany-Messages-OrderBilled"
     assert topic["logged_protocols"] == ["http/s", "sqs"]
     (subscribe,) = topic["subscribe"]
@@ -81,6 +94,7 @@ def test_the_access_report_shows_topics_and_their_edges(example_assembly: Path) 
     edges = {(s["protocol"], s["endpoint"], s["stack"]) for s in report["subscriptions"]}
     assert edges == {
         ("sqs", "arn:aws:sqs:us-east-1:111111111111:Sales", "Messaging-Sales"),
+        ("sqs", "arn:aws:sqs:us-east-1:111111111111:Shipping", "Messaging-Sales"),
         ("https", "https://partner.example.com/sns/order-billed", "Messaging-Billing"),
     }
 
