@@ -106,8 +106,8 @@ def run(topology_file: Path, out: Path, log_records: int = DEFAULT_RECORDS) -> i
             6,
             total,
             "NServiceBus peers (released transport model) talk through the account bridge: "
-            "requests and replies, a failure retried from ServiceControl, a 20-minute delay; "
-            "publish to the topic",
+            "subscribe messages, requests and replies, a failure retried from ServiceControl, "
+            "a 20-minute delay, a 1.5 MiB body through S3; the publisher publishes the event",
             traffic,
         )
 
