@@ -24,7 +24,7 @@ import functools
 import json
 import os
 import timeit
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import bench_support
@@ -35,6 +35,7 @@ from cross_account_runtime.relay.addresses import stamp
 from cross_account_runtime.relay.batch import Relay
 from cross_account_runtime.relay.config import RelayConfig
 from cross_account_runtime.relay.decision import relay_message
+from cross_account_runtime.relay.sending import BatchResult
 
 LOCAL_ADDRESS = "Sales"
 SALES_ARN = "arn:aws:sqs:us-east-1:111111111111:Sales"
@@ -187,16 +188,18 @@ def batches() -> dict[str, tuple[RelayConfig, dict[str, Any]]]:
 
 
 class RecordingSend:
-    """Stands in for ``SendMessage``: keeps the last request and counts them."""
+    """Stands in for ``SendMessageBatch``: accepts every entry and counts them."""
 
     def __init__(self) -> None:
         self.count = 0
-        self.last: tuple[str, dict[str, Any]] | None = None
 
-    def __call__(self, region: str, request: dict[str, Any]) -> str:
-        self.count += 1
-        self.last = (region, request)
-        return "1e4a3b2c-0000-4000-8000-000000000000"
+    def __call__(
+        self, _region: str, _queue_url: str, entries: Sequence[dict[str, Any]]
+    ) -> BatchResult:
+        self.count += len(entries)
+        return BatchResult(
+            {entry["Id"]: "1e4a3b2c-0000-4000-8000-000000000000" for entry in entries}, {}
+        )
 
 
 def microseconds_per_message(function: Callable[[], object]) -> float:
@@ -218,7 +221,7 @@ def processing_figures() -> tuple[dict[str, float], dict[str, float]]:
     with open(os.devnull, "w", encoding="utf-8") as sink:
         for name, (config, event) in batches().items():
             send = RecordingSend()
-            relay = Relay(config, send=send, logger=JsonLogger("bench", stream=sink))
+            relay = Relay(config, send_batch=send, logger=JsonLogger("bench", stream=sink))
             response = relay(event, None)
             assert response == {"batchItemFailures": []}, response
             assert send.count == BATCH_SIZE

@@ -38,6 +38,8 @@ from constructs_lib.defaults import (
     LOG_RETENTION,
     RELAY_BATCH_SIZE,
     RELAY_BATCH_SIZE_RANGE,
+    RELAY_FIFO_BATCH_SIZE,
+    RELAY_MAX_BATCHING_WINDOW_RANGE,
     RELAY_TIMEOUT,
 )
 from constructs_lib.endpoint_queue import IEndpointQueue
@@ -151,9 +153,11 @@ class CrossAccountRelay(Construct):
             with a ``body_bucket`` copy S3 bodies (required when one has). Default: none.
         :param role_name: a fixed role name, so that other accounts can admit the role by ARN
             before it exists. Default: a name CloudFormation generates.
-        :param batch_size: messages per invocation (1-10; FIFO queues allow at most 10).
+        :param batch_size: messages per invocation from a standard queue (1-10,000; above
+            10 Lambda requires ``max_batching_window``); FIFO sources take at most 10.
             Default: :data:`~constructs_lib.defaults.RELAY_BATCH_SIZE` (10).
-        :param max_batching_window: how long Lambda gathers a batch. Default: none.
+        :param max_batching_window: how long Lambda gathers a batch from a standard queue
+            (1 s to 5 min; FIFO sources take none). Default: none.
         :param log_retention: of the function's log group. Default:
             :data:`~constructs_lib.defaults.LOG_RETENTION` (three months).
         """
@@ -173,9 +177,7 @@ class CrossAccountRelay(Construct):
                 "body_bucket: outbound routes with a body_bucket copy bodies from this "
                 "account's MessageBodyBucket; pass it (inbound routes copy nothing)"
             )
-        low, high = RELAY_BATCH_SIZE_RANGE
-        if not low <= batch_size <= high:
-            raise ValueError(f"batch_size: must be from {low} to {high}, got {batch_size}")
+        _check_batching(batch_size, max_batching_window)
         for route in routes:
             parse_queue_arn(route.destination_arn)
             if route.reachable_queues and route.receiver is not ReceiverAddressing.NAME:
@@ -222,11 +224,12 @@ class CrossAccountRelay(Construct):
             )
             for route in shard.routes:
                 route.source.queue.grant_consume_messages(self.role)
+                fifo = bool(route.source.queue.fifo)
                 function.add_event_source(
                     event_sources.SqsEventSource(
                         route.source.queue,
-                        batch_size=batch_size,
-                        max_batching_window=max_batching_window,
+                        batch_size=min(batch_size, RELAY_FIFO_BATCH_SIZE) if fifo else batch_size,
+                        max_batching_window=None if fifo else max_batching_window,
                         report_batch_item_failures=True,
                     )
                 )
@@ -401,3 +404,25 @@ def _shards(
         current = (route,)
     shards.append(_Shard(direction, current, local_endpoints, body_bucket))
     return shards
+
+
+def _check_batching(batch_size: int, max_batching_window: Duration | None) -> None:
+    """What Lambda's SQS event source accepts: a batch size it takes from a standard queue, a
+    window within its range, and a window whenever a batch may exceed ten messages."""
+    low, high = RELAY_BATCH_SIZE_RANGE
+    if not low <= batch_size <= high:
+        raise ValueError(f"batch_size: must be from {low} to {high}, got {batch_size}")
+    if max_batching_window is not None:
+        shortest, longest = RELAY_MAX_BATCHING_WINDOW_RANGE
+        seconds = max_batching_window.to_seconds()
+        if not shortest.to_seconds() <= seconds <= longest.to_seconds():
+            raise ValueError(
+                f"max_batching_window: must be from {shortest.to_seconds()} to "
+                f"{longest.to_seconds()} seconds, got {seconds}"
+            )
+    if batch_size > RELAY_FIFO_BATCH_SIZE and max_batching_window is None:
+        raise ValueError(
+            f"max_batching_window: Lambda takes more than {RELAY_FIFO_BATCH_SIZE} messages per "
+            f"invocation only with a batching window; set one (at least 1 s) or a batch_size "
+            f"of at most {RELAY_FIFO_BATCH_SIZE}"
+        )

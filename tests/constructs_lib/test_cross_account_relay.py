@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import pytest
-from aws_cdk import App, Environment, Stack
+from aws_cdk import App, Duration, Environment, Stack
 from aws_cdk.assertions import Template
 
 from constructs_lib import EndpointQueue
@@ -64,6 +64,31 @@ def test_the_event_source_reports_batch_item_failures(outbound: Template) -> Non
     mapping = one(outbound, "AWS::Lambda::EventSourceMapping")["Properties"]
     assert mapping["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
     assert mapping["BatchSize"] == 10
+
+
+def test_a_standard_source_takes_large_batches_with_a_window_and_a_fifo_one_stays_at_ten() -> None:
+    stack = Stack(App(), "S")
+    standard = EndpointQueue(stack, "Shadow", endpoint_name="Billing")
+    fifo = EndpointQueue(stack, "FifoShadow", endpoint_name="Orders.fifo", fifo=True)
+    CrossAccountRelay(
+        stack,
+        "Relay",
+        direction=RelayDirection.OUTBOUND,
+        routes=[
+            RelayRoute(standard, INGRESS),
+            RelayRoute(fifo, "arn:aws:sqs:us-east-1:222222222222:Orders-ingress.fifo"),
+        ],
+        local_endpoints=["Sales"],
+        batch_size=1000,
+        max_batching_window=Duration.seconds(2),
+    )
+    sources = {
+        str(m["Properties"]["BatchSize"]): m["Properties"].get("MaximumBatchingWindowInSeconds")
+        for m in Template.from_stack(stack)
+        .find_resources("AWS::Lambda::EventSourceMapping")
+        .values()
+    }
+    assert sources == {"1000": 2, "10": None}
 
 
 def test_the_role_has_a_fixed_name_other_accounts_can_admit(outbound: Template) -> None:
@@ -132,7 +157,12 @@ def test_ingress_queues_admit_the_relay_role_only() -> None:
     [
         ({"routes": []}, "routes: a relay needs at least one queue"),
         ({"local_endpoints": None}, "local_endpoints: an outbound relay stamps"),
-        ({"batch_size": 11}, "batch_size: must be from 1 to 10"),
+        ({"batch_size": 10_001}, "batch_size: must be from 1 to 10000"),
+        ({"batch_size": 11}, "max_batching_window: Lambda takes more than 10 messages"),
+        (
+            {"batch_size": 100, "max_batching_window": Duration.minutes(6)},
+            "max_batching_window: must be from 1 to 300 seconds, got 360",
+        ),
     ],
 )
 def test_bad_props_fail_naming_the_prop(props: dict[str, Any], message: str) -> None:

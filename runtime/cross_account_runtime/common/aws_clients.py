@@ -24,6 +24,14 @@ READ_TIMEOUT_SECONDS: Final = 5
 MAX_RETRIES: Final = 3
 """botocore's ``max_attempts``: retries after the first attempt."""
 
+WORST_CASE_CALL_SECONDS: Final = (CONNECT_TIMEOUT_SECONDS + READ_TIMEOUT_SECONDS) * (
+    MAX_RETRIES + 1
+) + sum(2**attempt for attempt in range(MAX_RETRIES))
+"""The longest one call can take before botocore gives up: every attempt timing out, plus the
+standard mode's backoff of at most ``2 ** i`` seconds before retry ``i`` (throttling's base of
+1 s; other errors back off less). 35 s: a caller with a deadline starts a call only while this
+much time remains."""
+
 CLIENT_CONFIG: Final = {
     "connect_timeout": CONNECT_TIMEOUT_SECONDS,
     "read_timeout": READ_TIMEOUT_SECONDS,

@@ -1,25 +1,33 @@
 """The relay's batch processor: a Lambda SQS event in, a partial batch response out.
 
 Each record goes through the pure core
-(:func:`cross_account_runtime.relay.decision.relay_message`) and what it decides is sent
-(:mod:`cross_account_runtime.relay.sending`). The processor owns what is about the batch, as
-Powertools for AWS Lambda's batch processor does for its record handlers:
+(:func:`cross_account_runtime.relay.decision.relay_message`); then what was decided is sent in
+``SendMessageBatch`` calls planned by :mod:`cross_account_runtime.relay.batching` (per queue,
+up to 10 entries and 1 MiB; on FIFO queues one message per group per call) and made one after
+the other (:mod:`cross_account_runtime.relay.sending`). On AWS a request costs 5-20 ms and is
+billed, so one per ten messages instead of one per message is what the relay's throughput and
+cost turn on. The processor owns what is about the batch, as Powertools for AWS Lambda's batch
+processor does for its record handlers:
 
 * **Failure semantics.** A message is acknowledged (left out of ``batchItemFailures``, so Lambda
   deletes it) only after SQS accepted a send of it, to its destination or to its dead-letter
   queue. A message whose body the transport put in S3 is sent only after the body was copied
   into the receiving account's bucket (:mod:`cross_account_runtime.relay.bodies`); a body that
   no longer exists sends the message to its dead-letter queue with the reason. Every other
-  failure is reported as a batch-item failure and left to SQS: a failed copy, a failed or
-  throttled ``SendMessage``, a failed dead-letter send, a record no send can carry (a queue with
-  no route, whose dead-letter queue is therefore unknown), an unexpected error. SQS retries the
-  message and, after ``maxReceiveCount`` receives, its redrive policy moves it to the same
-  dead-letter queue. A message is never lost.
+  failure is reported as a batch-item failure and left to SQS: a failed copy, an entry SQS
+  refused in a batch (exactly that message), a call that failed as a whole or stayed throttled
+  through botocore's retries (exactly the messages it carried), a failed dead-letter send, a
+  record no send can carry (a queue with no route, whose dead-letter queue is therefore
+  unknown), an unexpected error, and a call not started because less than its worst case
+  (:data:`~cross_account_runtime.common.aws_clients.WORST_CASE_CALL_SECONDS`) is left of the
+  function's time. SQS retries the message and, after ``maxReceiveCount`` receives, its redrive
+  policy moves it to the same dead-letter queue. A message is never lost.
 * **FIFO order.** A failed message stops the later messages of its group in the batch (reported
   failed, not attempted) so that order within the group holds; other groups go on, as
-  Powertools' ``SqsFifoPartialProcessor(skip_group_on_error=True)`` does.
+  Powertools' ``SqsFifoPartialProcessor(skip_group_on_error=True)`` does. Since no call carries
+  two messages of a group, a message is never stored after one of its group that failed.
 * **Logs** (JSON lines, :mod:`cross_account_runtime.common.json_log`): one ``batch relayed``
-  line per invocation with the counts and a map of each forwarded message id to the id it was
+  line per invocation with the counts (``send_requests``: the calls made) and a map of each forwarded message id to the id it was
   sent under, and one line per message that was not simply forwarded, with its ``message_id``,
   ``outcome`` (:class:`LoggedOutcome`), ``kind`` and ``reason``.
 
@@ -34,11 +42,13 @@ import enum
 import time
 import traceback
 
+from cross_account_runtime.common.aws_clients import WORST_CASE_CALL_SECONDS
 from cross_account_runtime.common.json_log import JsonLogger, default_logger
+from cross_account_runtime.relay.batching import PendingSend, plan_calls
 from cross_account_runtime.relay.bodies import BodyCopier, BodyMissingError
 from cross_account_runtime.relay.config import DEFAULT_SERVICE_NAME, RelayConfig
 from cross_account_runtime.relay.decision import Decision, refuse, relay_message
-from cross_account_runtime.relay.sending import SqsClients
+from cross_account_runtime.relay.sending import BatchResult, SqsClients
 
 # A local flag rather than ``typing.TYPE_CHECKING``: importing ``typing`` costs more than most
 # of this module; mypy and ruff treat the name the same way.
@@ -47,7 +57,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any
 
-    from cross_account_runtime.relay.sending import Send
+    from cross_account_runtime.relay.sending import SendBatch
 
     BatchResponse = dict[str, list[dict[str, str]]]
     """``{"batchItemFailures": [{"itemIdentifier": <messageId>}, ...]}``."""
@@ -80,7 +90,7 @@ class Relay:
     """The batch processor: call it with a Lambda SQS event and context; returns the partial
     batch response ``{"batchItemFailures": [{"itemIdentifier": <messageId>}, ...]}``.
 
-    ``send`` performs one ``SendMessage`` (default: :class:`SqsClients`), ``copier`` copies S3
+    ``send_batch`` performs one ``SendMessageBatch`` (default: :class:`SqsClients`), ``copier`` copies S3
     bodies (default: a :class:`BodyCopier` from the relay's own body bucket, when the
     configuration has one), ``logger`` writes the JSON log lines, ``clock`` (epoch seconds)
     times the records of delay queues; all are injectable.
@@ -90,13 +100,13 @@ class Relay:
         self,
         config: RelayConfig,
         *,
-        send: Send | None = None,
+        send_batch: SendBatch | None = None,
         copier: BodyCopier | None = None,
         logger: JsonLogger | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.config = config
-        self.send = send if send is not None else SqsClients().send
+        self.send_batch = send_batch if send_batch is not None else SqsClients().send_batch
         if copier is None and config.body_bucket is not None:
             home = next(iter(config.routes.values())).source
             copier = BodyCopier(config.body_bucket, home.account)
@@ -111,50 +121,44 @@ class Relay:
         return cls(RelayConfig.from_environment(environ), **dependencies)
 
     def __call__(self, event: Mapping[str, Any], context: Any = None) -> BatchResponse:
-        failures: list[dict[str, str]] = []
-        forwarded: dict[str, str] = {}
-        stopped_groups: set[tuple[str, str]] = set()
         request_id = getattr(context, "aws_request_id", None)
         records = _records(event)
-        for record in records:
-            group = _fifo_group(record)
-            if group is not None and group in stopped_groups:
-                self._log(
-                    "INFO",
-                    "not attempted: an earlier message of its FIFO group failed in this batch",
-                    record,
-                    request_id,
-                    outcome=LoggedOutcome.NOT_ATTEMPTED,
-                )
-                failures.append({"itemIdentifier": record["messageId"]})
+        state = _Invocation(records, context)
+        for index, record in enumerate(records):
+            if state.group_stopped(index):
+                self._not_attempted(record, request_id)
+                state.fail(index)
                 continue
-            if not self._relay(record, request_id, forwarded):
-                failures.append({"itemIdentifier": record["messageId"]})
-                if group is not None:
-                    stopped_groups.add(group)
+            decision = self._decide(record, request_id)
+            if decision is None:
+                state.fail(index)
+            else:
+                state.decided[index] = decision
+        calls = self._send(state)
+        failed, forwarded = state.failed, state.forwarded
         # One line for the whole batch: a line per forwarded message would cost more than
         # relaying it. It maps each forwarded message id to the id it was sent under.
         self.logger.info(
             "batch relayed",
             records=len(records),
             forwarded=len(forwarded),
-            dead_lettered=len(records) - len(forwarded) - len(failures),
-            failed=len(failures),
+            dead_lettered=len(records) - len(forwarded) - len(failed),
+            failed=len(failed),
+            send_requests=calls,
             forwarded_messages=forwarded or None,
             cold_start=self._cold,
             function_request_id=request_id,
         )
         self._cold = False
-        return {"batchItemFailures": failures}
+        return {
+            "batchItemFailures": [
+                {"itemIdentifier": records[index]["messageId"]} for index in sorted(failed)
+            ]
+        }
 
-    def _relay(
-        self, record: Mapping[str, Any], request_id: str | None, forwarded: dict[str, str]
-    ) -> bool:
-        """Relay one record; ``True`` once SQS accepted it somewhere (so it may be deleted).
-
-        A forwarded record is added to ``forwarded`` (its id to the id it was sent under)
-        instead of being logged on its own line.
-        """
+    def _decide(self, record: Mapping[str, Any], request_id: str | None) -> Decision | None:
+        """The record's decision, its body copied first; ``None`` (logged) when it cannot be
+        sent anywhere in this invocation, so it must be reported failed."""
         try:
             decision = relay_message(record, self.config, self.clock())
         except Exception as error:
@@ -168,18 +172,12 @@ class Relay:
                 exception_name=type(error).__name__,
                 exception="".join(traceback.format_exception(error)),
             )
-            return False
+            return None
         if decision.body_key is not None:
             copied = self._copy_body(record, request_id, decision, decision.body_key)
             if copied is None:
-                return False
+                return None
             decision = copied
-        facts: dict[str, object] = {
-            "kind": decision.kind,
-            "reason": decision.reason or None,
-            "wire_form": decision.wire_form,
-            "rewritten_headers": list(decision.rewritten_headers) or None,
-        }
         if decision.request is None or decision.queue is None:
             self._log(
                 "ERROR",
@@ -188,25 +186,76 @@ class Relay:
                 record,
                 request_id,
                 outcome=LoggedOutcome.REFUSED,
-                **facts,
+                **_facts(decision),
             )
-            return False
-        try:
-            sent_id = self.send(decision.queue.region, decision.request)
-        except Exception as error:
-            # Whatever SQS or the network answered, the message stays in its queue to be retried.
-            self._log(
-                "WARNING",
-                ("forward failed" if decision.forwarded else "dead-letter send failed")
-                + "; reported failed, so SQS retries it",
-                record,
-                request_id,
-                outcome=LoggedOutcome.SEND_FAILED,
-                destination_queue=str(decision.queue),
-                error=f"{type(error).__name__}: {error}",
-                **facts,
-            )
-            return False
+            return None
+        return decision
+
+    def _send(self, state: _Invocation) -> int:
+        """Send every decided record in the planned ``SendMessageBatch`` calls (see
+        :mod:`~cross_account_runtime.relay.batching`), one after the other, and account for
+        each. Returns the number of calls made."""
+        records, request_id = state.records, state.request_id
+        pending = [
+            PendingSend(index, decision.queue, decision.request)
+            for index, decision in state.decided.items()
+            if decision.queue is not None and decision.request is not None
+        ]
+        made = 0
+        for call in plan_calls(pending):
+            sends = []
+            for send in call.sends:
+                if state.group_stopped(send.index):
+                    self._not_attempted(records[send.index], request_id)
+                    state.fail(send.index)
+                else:
+                    sends.append(send)
+            if not sends:
+                continue
+            if _remaining_seconds(state.context) < WORST_CASE_CALL_SECONDS:
+                for send in sends:
+                    self._log(
+                        "WARNING",
+                        "not sent: too little of the function's time is left for another "
+                        "SQS call; reported failed, so SQS retries it",
+                        records[send.index],
+                        request_id,
+                        outcome=LoggedOutcome.NOT_ATTEMPTED,
+                        destination_queue=str(call.queue),
+                    )
+                    state.fail(send.index)
+                continue
+            call.sends = sends
+            made += 1
+            try:
+                result = self.send_batch(call.queue.region, call.queue.url, call.entries())
+            except Exception as error:
+                # Whatever SQS or the network answered, the messages stay in their queue.
+                reason = f"{type(error).__name__}: {error}"
+                result = BatchResult({}, {str(n): reason for n in range(len(sends))})
+            for position, send in enumerate(sends):
+                entry = str(position)
+                record, decision = records[send.index], state.decided[send.index]
+                sent_id = result.sent.get(entry)
+                if sent_id is None:
+                    self._send_failed(
+                        record, request_id, decision, result.failed.get(entry, "no result")
+                    )
+                    state.fail(send.index)
+                else:
+                    self._sent(record, request_id, decision, sent_id, state.forwarded)
+        return made
+
+    def _sent(
+        self,
+        record: Mapping[str, Any],
+        request_id: str | None,
+        decision: Decision,
+        sent_id: str,
+        forwarded: dict[str, str],
+    ) -> None:
+        """Account for a record SQS accepted: forwarded (noted for the batch line, with a
+        warning if it carries unreachable addresses) or dead-lettered (logged)."""
         if decision.unreachable_headers:
             self._log(
                 "WARNING",
@@ -216,7 +265,7 @@ class Relay:
                 request_id,
                 outcome=LoggedOutcome.UNREACHABLE_ADDRESS,
                 unreachable_headers=list(decision.unreachable_headers),
-                **facts,
+                **_facts(decision),
             )
         if decision.forwarded:
             forwarded[record["messageId"]] = sent_id
@@ -229,9 +278,32 @@ class Relay:
                 outcome=LoggedOutcome.DEAD_LETTERED,
                 destination_queue=str(decision.queue),
                 sent_message_id=sent_id,
-                **facts,
+                **_facts(decision),
             )
-        return True
+
+    def _send_failed(
+        self, record: Mapping[str, Any], request_id: str | None, decision: Decision, error: str
+    ) -> None:
+        self._log(
+            "WARNING",
+            ("forward failed" if decision.forwarded else "dead-letter send failed")
+            + "; reported failed, so SQS retries it",
+            record,
+            request_id,
+            outcome=LoggedOutcome.SEND_FAILED,
+            destination_queue=str(decision.queue),
+            error=error,
+            **_facts(decision),
+        )
+
+    def _not_attempted(self, record: Mapping[str, Any], request_id: str | None) -> None:
+        self._log(
+            "INFO",
+            "not attempted: an earlier message of its FIFO group failed in this batch",
+            record,
+            request_id,
+            outcome=LoggedOutcome.NOT_ATTEMPTED,
+        )
 
     def _copy_body(
         self, record: Mapping[str, Any], request_id: str | None, decision: Decision, key: str
@@ -290,6 +362,50 @@ class Relay:
                 "function_request_id": request_id,
             },
         )
+
+
+class _Invocation:
+    """What one invocation has found so far: the records, each decision, which records
+    failed (and so which FIFO groups stopped), what was forwarded under which new id."""
+
+    __slots__ = ("context", "decided", "failed", "forwarded", "records", "request_id", "stopped")
+
+    def __init__(self, records: list[Mapping[str, Any]], context: Any) -> None:
+        self.records = records
+        self.context = context
+        self.request_id: str | None = getattr(context, "aws_request_id", None)
+        self.decided: dict[int, Decision] = {}
+        self.failed: set[int] = set()
+        self.forwarded: dict[str, str] = {}
+        self.stopped: set[tuple[str, str]] = set()
+
+    def fail(self, index: int) -> None:
+        """Record ``index`` is reported failed; on a FIFO queue its group stops."""
+        self.failed.add(index)
+        group = _fifo_group(self.records[index])
+        if group is not None:
+            self.stopped.add(group)
+
+    def group_stopped(self, index: int) -> bool:
+        """Whether an earlier message of record ``index``'s FIFO group failed."""
+        group = _fifo_group(self.records[index])
+        return group is not None and group in self.stopped
+
+
+def _facts(decision: Decision) -> dict[str, object]:
+    """What a log line about a decided message says of the decision."""
+    return {
+        "kind": decision.kind,
+        "reason": decision.reason or None,
+        "wire_form": decision.wire_form,
+        "rewritten_headers": list(decision.rewritten_headers) or None,
+    }
+
+
+def _remaining_seconds(context: Any) -> float:
+    """The function's time left, from Lambda's context; unbounded without one (tests, tools)."""
+    remaining = getattr(context, "get_remaining_time_in_millis", None)
+    return float("inf") if remaining is None else remaining() / 1000
 
 
 def _records(event: Mapping[str, Any]) -> list[Mapping[str, Any]]:

@@ -226,7 +226,7 @@ def relay_message(
         )
         if remaining > 0:
             request["DelaySeconds"] = remaining
-        size = _size(message["body"], attributes)
+        size = message_size(message["body"], attributes)
         if size > MAX_MESSAGE_BYTES:
             raise _RefusedError(
                 DecisionKind.OVERSIZE,
@@ -456,7 +456,7 @@ def _deduplication_id(record: Mapping[str, Any], route: SourceQueueRoute) -> str
     return hashlib.sha256(f"{route.source}\n{source_id}".encode()).hexdigest()
 
 
-def _size(body: str, attributes: Mapping[str, Mapping[str, Any]]) -> int:
+def message_size(body: str, attributes: Mapping[str, Mapping[str, Any]]) -> int:
     """The size SQS counts: the body plus each attribute's name, data type and value."""
     size = len(body.encode("utf-8", "surrogatepass"))
     for name, attribute in attributes.items():
@@ -500,6 +500,9 @@ def _dead_letter_request(
         **attributes,
         REJECTION_ATTRIBUTE: {"DataType": "String", "StringValue": rejection},
     }
-    if len(with_reason) <= MAX_MESSAGE_ATTRIBUTES and _size(body, with_reason) <= MAX_MESSAGE_BYTES:
+    if (
+        len(with_reason) <= MAX_MESSAGE_ATTRIBUTES
+        and message_size(body, with_reason) <= MAX_MESSAGE_BYTES
+    ):
         attributes = with_reason
     return _request(record, route, route.dead_letter_url, body, attributes, fifo=route.fifo)

@@ -1,9 +1,12 @@
-"""``SendMessage`` for the relay: one SQS client per destination region, kept for the container.
+"""``SendMessageBatch`` for the relay: one SQS client per destination region, kept for the
+container.
 
 A relay forwards to queues in other accounts but, as a rule, in its own region; a route may
 still name another region, so clients are kept by region. Each is created on first use with
 the shared client settings (:mod:`cross_account_runtime.common.aws_clients`: short timeouts,
-standard retries), so a cold container pays for boto3 only when its first message is sent.
+standard retries of a throttled or failed call), so a cold container pays for boto3 only when
+its first message is sent. Which messages share a call is
+:mod:`cross_account_runtime.relay.batching`'s concern.
 """
 
 from __future__ import annotations
@@ -14,11 +17,23 @@ from cross_account_runtime.common.aws_clients import create_client
 # whole module; mypy and ruff treat the name the same way.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
     from typing import Any
 
-    Send = Callable[[str, dict[str, Any]], str]
-    """``(region, SendMessage parameters) -> MessageId``; raises when SQS did not accept it."""
+    SendBatch = Callable[[str, str, Sequence[dict[str, Any]]], "BatchResult"]
+    """``(region, queue URL, entries) -> BatchResult``: one ``SendMessageBatch`` call; raises
+    when the call as a whole failed (none of its entries was sent)."""
+
+
+class BatchResult:
+    """What SQS answered a ``SendMessageBatch``: ``sent`` maps each accepted entry's ``Id`` to
+    its new message id, ``failed`` each refused entry's ``Id`` to SQS's code and message."""
+
+    __slots__ = ("failed", "sent")
+
+    def __init__(self, sent: dict[str, str], failed: dict[str, str]) -> None:
+        self.sent = sent
+        self.failed = failed
 
 
 class SqsClients:
@@ -39,10 +54,19 @@ class SqsClients:
             client = self._clients[region] = self._create(region)
         return client
 
-    def send(self, region: str, request: dict[str, Any]) -> str:
-        """``SendMessage`` in ``region``; returns the new message's id."""
-        message_id: str = self.client(region).send_message(**request)["MessageId"]
-        return message_id
+    def send_batch(
+        self, region: str, queue_url: str, entries: Sequence[dict[str, Any]]
+    ) -> BatchResult:
+        """``SendMessageBatch`` of ``entries`` (each with its ``Id``) to ``queue_url``."""
+        response = self.client(region).send_message_batch(QueueUrl=queue_url, Entries=entries)
+        return BatchResult(
+            {entry["Id"]: entry["MessageId"] for entry in response.get("Successful", ())},
+            {
+                entry["Id"]: f"{entry.get('Code')}: {entry.get('Message', '')}"
+                + (" (sender fault)" if entry.get("SenderFault") else "")
+                for entry in response.get("Failed", ())
+            },
+        )
 
 
 def create_sqs_client(region: str) -> Any:

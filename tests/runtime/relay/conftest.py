@@ -15,7 +15,7 @@ import base64
 import hashlib
 import json
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +28,7 @@ from cross_account_runtime.nservicebus.wire_format import HEADERS_ATTRIBUTE
 from cross_account_runtime.relay import lambda_handler
 from cross_account_runtime.relay.batch import Relay
 from cross_account_runtime.relay.config import RelayConfig
+from cross_account_runtime.relay.sending import BatchResult
 from local_aws.accounts import MOTO_ACCOUNT_HEADER, route_sqs_by_queue_url
 
 REGION = "us-east-1"
@@ -215,7 +216,8 @@ def attribute_headers(request: dict[str, Any]) -> dict[str, str]:
 
 @dataclass
 class Sent:
-    """One ``SendMessage`` the relay made."""
+    """One message the relay sent (an entry of a ``SendMessageBatch``), as the ``SendMessage``
+    request it stands for: its ``QueueUrl`` and the entry without its ``Id``."""
 
     region: str
     request: dict[str, Any]
@@ -224,23 +226,49 @@ class Sent:
 
 @dataclass
 class RecordingSend:
-    """Stands in for SQS: records each send and answers a message id, or raises the next
-    failure queued for the send's queue URL."""
+    """Stands in for SQS's ``SendMessageBatch``: records each call and each entry it accepts,
+    answering a message id; raises the next failure queued for a call's queue URL, or refuses
+    the entries whose body contains a text queued with :meth:`refuse_entry`."""
 
     sent: list[Sent] = field(default_factory=list)
+    calls: list[tuple[str, int]] = field(default_factory=list)
+    """``(queue URL, entries)`` of each call, in order."""
     failures: dict[str, list[Exception]] = field(default_factory=dict)
+    refused: dict[str, str] = field(default_factory=dict)
 
     def fail_next(self, queue_url: str, error: Exception) -> None:
-        """Make the next send to ``queue_url`` raise ``error``."""
+        """Make the next call to ``queue_url`` raise ``error``."""
         self.failures.setdefault(queue_url, []).append(error)
 
-    def __call__(self, region: str, request: dict[str, Any]) -> str:
-        pending = self.failures.get(request["QueueUrl"])
+    def refuse_entry(self, body_text: str, code: str = "InternalError") -> None:
+        """Make SQS refuse, inside its batch, every entry whose body contains ``body_text``."""
+        self.refused[body_text] = code
+
+    def __call__(
+        self, region: str, queue_url: str, entries: Sequence[dict[str, Any]]
+    ) -> BatchResult:
+        assert 1 <= len(entries) <= 10, entries
+        self.calls.append((queue_url, len(entries)))
+        pending = self.failures.get(queue_url)
         if pending:
             raise pending.pop(0)
-        message_id = str(uuid.uuid4())
-        self.sent.append(Sent(region, request, message_id))
-        return message_id
+        sent: dict[str, str] = {}
+        failed: dict[str, str] = {}
+        for entry in entries:
+            request = {"QueueUrl": queue_url, **{k: v for k, v in entry.items() if k != "Id"}}
+            code = next((c for t, c in self.refused.items() if t in entry["MessageBody"]), None)
+            if code is not None:
+                failed[entry["Id"]] = f"{code}: refused"
+                continue
+            message_id = str(uuid.uuid4())
+            self.sent.append(Sent(region, request, message_id))
+            sent[entry["Id"]] = message_id
+        return BatchResult(sent, failed)
+
+    @property
+    def requests(self) -> list[dict[str, Any]]:
+        """Every message sent, as its ``SendMessage`` request."""
+        return [sent.request for sent in self.sent]
 
     def to(self, queue_arn: str) -> list[dict[str, Any]]:
         """The requests sent to the queue ``queue_arn``."""
@@ -423,3 +451,42 @@ def send_to(queue: Queue, body: str, **parameters: Any) -> str:
         "MessageId"
     ]
     return message_id
+
+
+def route(destination: Queue, dead_letter: Queue) -> dict[str, object]:
+    return {"destination": destination.arn, "deadLetterQueue": dead_letter.arn}
+
+
+def to_released(destination: Queue, dead_letter: Queue) -> dict[str, object]:
+    """An inbound route to a released endpoint, which reaches the queues of address book 1."""
+    return {**route(destination, dead_letter), "receiver": "name", "addressBook": "1"}
+
+
+def with_dead_letter(account: str, name: str, max_receive_count: int = 3) -> tuple[Queue, Queue]:
+    """A queue and its dead-letter queue ``<name>-dlq`` (before any ``.fifo``)."""
+    base, fifo = name.removesuffix(".fifo"), name.endswith(".fifo")
+    dead_letter = create_queue(account, base + "-dlq" + (".fifo" if fifo else ""))
+    return (
+        create_queue(account, name, dead_letter=dead_letter, max_receive_count=max_receive_count),
+        dead_letter,
+    )
+
+
+def relay_environment(
+    direction: str,
+    routes: dict[str, dict[str, object]],
+    local: list[str] | None = None,
+    reachable: tuple[Queue, ...] = (),
+) -> dict[str, str]:
+    """What the CDK construct puts in the function's environment (``reachable``: the queues
+    of address book 1)."""
+    environment = {"RELAY_DIRECTION": direction, "RELAY_ROUTES": json.dumps(routes)}
+    if local is not None:
+        environment["RELAY_LOCAL_ENDPOINTS"] = json.dumps(local)
+    if reachable:
+        book: dict[str, list[str]] = {}
+        for queue in reachable:
+            account, _, name = queue.arn.rpartition(":")
+            book.setdefault(account, []).append(name)
+        environment["RELAY_ADDRESS_BOOKS"] = json.dumps({"1": book})
+    return environment

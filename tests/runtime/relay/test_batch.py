@@ -50,7 +50,7 @@ def send() -> RecordingSend:
 
 @pytest.fixture
 def relay(send: RecordingSend, log: io.StringIO) -> Relay:
-    return Relay(outbound_config(), send=send, logger=JsonLogger("sqs-relay", stream=log))
+    return Relay(outbound_config(), send_batch=send, logger=JsonLogger("sqs-relay", stream=log))
 
 
 def test_a_batch_is_stamped_and_forwarded_and_nothing_is_reported_failed(
@@ -93,21 +93,39 @@ def test_a_poison_message_among_good_ones_is_dead_lettered_and_acknowledged(
     assert line["function_request_id"] == LambdaContext.aws_request_id
 
 
-def test_a_throttled_send_marks_only_that_message_failed(
+def test_a_call_that_stays_throttled_marks_exactly_the_messages_it_carried_failed(
     relay: Relay, send: RecordingSend, log: io.StringIO
 ) -> None:
-    records = [good_record() for _ in range(3)]
+    """Twelve messages take two calls (ten, then two); the first fails as a whole."""
+    records = [good_record() for _ in range(12)]
     send.fail_next(INGRESS_URL, ThrottlingError("Rate exceeded"))
-    records_sent_after_failure = records[1:]
 
     response = relay(sqs_event(*records), None)
 
-    assert failed_ids(response) == [records[0]["messageId"]]
-    assert len(send.to(BILLING_INGRESS_ARN)) == len(records_sent_after_failure)
+    assert send.calls == [(INGRESS_URL, 10), (INGRESS_URL, 2)]
+    assert failed_ids(response) == [r["messageId"] for r in records[:10]]
+    assert len(send.to(BILLING_INGRESS_ARN)) == 2
+    lines = [line for line in message_lines(log.getvalue()) if line["outcome"] == "send_failed"]
+    assert [line["message_id"] for line in lines] == [r["messageId"] for r in records[:10]]
+    assert {line["error"] for line in lines} == {"ThrottlingError: Rate exceeded"}
+    assert {line["level"] for line in lines} == {"WARNING"}
+
+
+def test_an_entry_sqs_refuses_inside_a_batch_marks_only_that_message_failed(
+    relay: Relay, send: RecordingSend, log: io.StringIO
+) -> None:
+    records = [good_record() for _ in range(3)]
+    send.refuse_entry(body_headers(records[1]["body"])["NServiceBus.MessageId"])
+
+    response = relay(sqs_event(*records), None)
+
+    assert send.calls == [(INGRESS_URL, 3)]
+    assert failed_ids(response) == [records[1]["messageId"]]
     [line] = [line for line in message_lines(log.getvalue()) if line["outcome"] == "send_failed"]
-    assert line["message_id"] == records[0]["messageId"]
-    assert line["error"] == "ThrottlingError: Rate exceeded"
-    assert line["level"] == "WARNING"
+    assert (line["message_id"], line["error"]) == (
+        records[1]["messageId"],
+        "InternalError: refused",
+    )
 
 
 def test_a_poison_message_whose_dead_letter_send_fails_is_reported_failed(
@@ -148,21 +166,49 @@ def test_a_fifo_failure_stops_the_rest_of_its_group_but_not_other_groups(
         good_record(source=FIFO_SHADOW_ARN, group_id=group, deduplication_id=name)
         for name, group in (("a1", "A"), ("a2", "A"), ("b1", "B"), ("a3", "A"), ("b2", "B"))
     )
-    send.fail_next(FIFO_INGRESS_URL, ThrottlingError("Rate exceeded"))
+    send.refuse_entry(body_headers(a1["body"])["NServiceBus.MessageId"])
 
     response = relay(sqs_event(a1, a2, b1, a3, b2), None)
 
     assert failed_ids(response) == [a1["messageId"], a2["messageId"], a3["messageId"]]
     assert [request["MessageGroupId"] for request in send.to(FIFO_INGRESS_ARN)] == ["B", "B"]
+    # [a1, b1], then [a2, b2] with a2 held back; [a3] is not attempted at all.
+    assert send.calls == [(FIFO_INGRESS_URL, 2), (FIFO_INGRESS_URL, 1)]
     skipped = [line for line in message_lines(log.getvalue()) if line["outcome"] == "not_attempted"]
     assert [line["message_id"] for line in skipped] == [a2["messageId"], a3["messageId"]]
+
+
+def test_interleaved_fifo_groups_keep_their_order_at_one_call_per_two_messages(
+    relay: Relay, send: RecordingSend
+) -> None:
+    """No call carries two messages of a group, so a refused entry can never be followed by a
+    stored message of its group; two groups take half a call per message."""
+    records = [
+        good_record(source=FIFO_SHADOW_ARN, group_id="AB"[n % 2], deduplication_id=f"m{n}")
+        for n in range(10)
+    ]
+
+    response = relay(sqs_event(*records), None)
+
+    assert failed_ids(response) == []
+    assert send.calls == [(FIFO_INGRESS_URL, 2)] * 5
+
+    def message_id(body: str) -> str:
+        return body_headers(body)["NServiceBus.MessageId"]
+
+    for group in "AB":
+        sent = [message_id(r["MessageBody"]) for r in send.requests if r["MessageGroupId"] == group]
+        received = [
+            message_id(r["body"]) for r in records if r["attributes"]["MessageGroupId"] == group
+        ]
+        assert sent == received
 
 
 def test_standard_queue_failures_do_not_stop_messages_of_the_same_group(
     relay: Relay, send: RecordingSend
 ) -> None:
     records = [good_record(group_id="tenant-1") for _ in range(2)]
-    send.fail_next(INGRESS_URL, ThrottlingError("Rate exceeded"))
+    send.refuse_entry(body_headers(records[0]["body"])["NServiceBus.MessageId"])
     response = relay(sqs_event(*records), None)
     assert failed_ids(response) == [records[0]["messageId"]]
     assert len(send.sent) == 1
@@ -189,7 +235,7 @@ def test_each_batch_is_summarised_in_one_line_mapping_forwarded_ids_to_sent_ids(
     relay: Relay, send: RecordingSend, log: io.StringIO
 ) -> None:
     good, poison, throttled = good_record(), poison_record(), good_record()
-    send.fail_next(INGRESS_URL, ThrottlingError("Rate exceeded"))
+    send.refuse_entry(body_headers(throttled["body"])["NServiceBus.MessageId"], "Throttled")
     relay(sqs_event(throttled, good, poison), LambdaContext())
     relay(sqs_event(good_record()), LambdaContext())
 
@@ -205,6 +251,7 @@ def test_each_batch_is_summarised_in_one_line_mapping_forwarded_ids_to_sent_ids(
     )
     forward = send.sent[0]
     assert forward.request["QueueUrl"] == INGRESS_URL
+    assert first["send_requests"] == 2, "one call to the ingress queue, one to the DLQ"
     assert first["forwarded_messages"] == {good["messageId"]: forward.message_id}
     assert first["service"] == "sqs-relay"
     assert first["function_request_id"] == LambdaContext.aws_request_id
@@ -228,3 +275,29 @@ def test_an_event_that_is_not_an_sqs_batch_fails_the_whole_invocation(
     makes Lambda retry the whole batch."""
     with pytest.raises(ValueError, match="not a Lambda SQS event"):
         relay(event, None)
+
+
+class ShortOnTime(LambdaContext):
+    """A context whose function has less time left than one SQS call's worst case."""
+
+    def __init__(self, remaining_ms: int) -> None:
+        self.remaining_ms = remaining_ms
+
+    def get_remaining_time_in_millis(self) -> int:
+        return self.remaining_ms
+
+
+def test_no_call_starts_without_time_for_its_retries_and_its_messages_are_retried(
+    relay: Relay, send: RecordingSend, log: io.StringIO
+) -> None:
+    """botocore may retry a throttled call for up to 35 s; a call started later could outlive
+    the function, and Lambda would then retry the whole batch."""
+    records = [good_record() for _ in range(3)]
+
+    response = relay(sqs_event(*records), ShortOnTime(34_999))
+
+    assert send.calls == []
+    assert failed_ids(response) == [r["messageId"] for r in records]
+    lines = [line for line in message_lines(log.getvalue()) if line["outcome"] == "not_attempted"]
+    assert len(lines) == 3
+    assert relay(sqs_event(good_record()), ShortOnTime(35_000)) == {"batchItemFailures": []}

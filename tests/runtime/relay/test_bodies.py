@@ -25,6 +25,7 @@ from tests.runtime.relay.conftest import (
     REGION,
     SALES_ACCOUNT,
     LambdaContext,
+    RecordingSend,
     failed_ids,
     headers_attribute,
     lambda_attribute,
@@ -75,18 +76,6 @@ def outbound_config() -> RelayConfig:
         ["Sales"],
         body_bucket=SALES_BUCKET,
     )
-
-
-class RecordingSend:
-    """``SendMessage`` as the relay calls it, recorded (the copy is what is under test)."""
-
-    def __init__(self) -> None:
-        self.requests: list[dict[str, Any]] = []
-
-    def __call__(self, region: str, request: dict[str, Any]) -> str:
-        assert region == REGION
-        self.requests.append(request)
-        return str(uuid.uuid4())
 
 
 @pytest.mark.parametrize("form", ["wrapped", "attribute"])
@@ -156,7 +145,7 @@ class TestAgainstTheLocalAws:
         copier = BodyCopier(
             SALES_BUCKET, SALES_ACCOUNT, create=lambda _region: s3_as(SALES_ACCOUNT)
         )
-        return Relay(outbound_config(), send=send, copier=copier)
+        return Relay(outbound_config(), send_batch=send, copier=copier)
 
     @pytest.mark.parametrize("form", ["wrapped", "attribute"])
     def test_the_body_is_in_the_receivers_bucket_before_the_message_is_sent(

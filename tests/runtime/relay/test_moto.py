@@ -42,31 +42,16 @@ from tests.runtime.relay.conftest import (
     message_lines,
     poll,
     receive,
+    relay_environment,
     request_headers,
+    route,
     send_to,
+    to_released,
+    with_dead_letter,
     wrapped_body,
 )
 
 pytestmark = [pytest.mark.moto, pytest.mark.usefixtures("moto_aws")]
-
-
-def route(destination: Queue, dead_letter: Queue) -> dict[str, object]:
-    return {"destination": destination.arn, "deadLetterQueue": dead_letter.arn}
-
-
-def to_released(destination: Queue, dead_letter: Queue) -> dict[str, object]:
-    """An inbound route to a released endpoint, which reaches the queues of address book 1."""
-    return {**route(destination, dead_letter), "receiver": "name", "addressBook": "1"}
-
-
-def with_dead_letter(account: str, name: str, max_receive_count: int = 3) -> tuple[Queue, Queue]:
-    """A queue and its dead-letter queue ``<name>-dlq`` (before any ``.fifo``)."""
-    base, fifo = name.removesuffix(".fifo"), name.endswith(".fifo")
-    dead_letter = create_queue(account, base + "-dlq" + (".fifo" if fifo else ""))
-    return (
-        create_queue(account, name, dead_letter=dead_letter, max_receive_count=max_receive_count),
-        dead_letter,
-    )
 
 
 @dataclass
@@ -92,26 +77,6 @@ class Bridge:
     @property
     def billing_address(self) -> str:
         return self.billing.name
-
-
-def relay_environment(
-    direction: str,
-    routes: dict[str, dict[str, object]],
-    local: list[str] | None = None,
-    reachable: tuple[Queue, ...] = (),
-) -> dict[str, str]:
-    """What the CDK construct puts in the function's environment (``reachable``: the queues
-    of address book 1)."""
-    environment = {"RELAY_DIRECTION": direction, "RELAY_ROUTES": json.dumps(routes)}
-    if local is not None:
-        environment["RELAY_LOCAL_ENDPOINTS"] = json.dumps(local)
-    if reachable:
-        book: dict[str, list[str]] = {}
-        for queue in reachable:
-            account, _, name = queue.arn.rpartition(":")
-            book.setdefault(account, []).append(name)
-        environment["RELAY_ADDRESS_BOOKS"] = json.dumps({"1": book})
-    return environment
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""SendMessage through one SQS client per region, created on first use."""
+"""SendMessageBatch through one SQS client per region, created on first use."""
 
 from __future__ import annotations
 
@@ -14,8 +14,13 @@ def test_clients_are_created_lazily_once_per_region() -> None:
         def __init__(self, region: str) -> None:
             self.region = region
 
-        def send_message(self, **request: Any) -> dict[str, str]:
-            return {"MessageId": f"{self.region}:{request['QueueUrl']}"}
+        def send_message_batch(self, **request: Any) -> dict[str, Any]:
+            (entry,) = request["Entries"]
+            return {
+                "Successful": [
+                    {"Id": entry["Id"], "MessageId": f"{self.region}:{request['QueueUrl']}"}
+                ]
+            }
 
     def create(region: str) -> Client:
         created.append(region)
@@ -23,7 +28,8 @@ def test_clients_are_created_lazily_once_per_region() -> None:
 
     clients = SqsClients(create)
     assert created == []
-    assert clients.send("us-east-1", {"QueueUrl": "q1"}) == "us-east-1:q1"
-    assert clients.send("eu-west-1", {"QueueUrl": "q2"}) == "eu-west-1:q2"
-    assert clients.send("us-east-1", {"QueueUrl": "q3"}) == "us-east-1:q3"
+    entries = [{"Id": "0", "MessageBody": "m"}]
+    assert clients.send_batch("us-east-1", "q1", entries).sent == {"0": "us-east-1:q1"}
+    assert clients.send_batch("eu-west-1", "q2", entries).sent == {"0": "eu-west-1:q2"}
+    assert clients.send_batch("us-east-1", "q3", entries).sent == {"0": "us-east-1:q3"}
     assert created == ["us-east-1", "eu-west-1"]

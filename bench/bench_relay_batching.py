@@ -1,0 +1,275 @@
+"""Relay throughput and SQS requests per message, against moto with a fixed added latency.
+
+Prints one JSON object. For each case (standard queues at 10 and 100 messages per invocation,
+FIFO at 10 with two message groups interleaved) and for each variant of the relay (``batched``:
+this tree; ``today``: the runtime package at :data:`BASELINE_REVISION`, which sends one
+``SendMessage`` per message), it reports:
+
+- ``send_requests_per_message``: the ``SendMessage`` and ``SendMessageBatch`` calls the relay
+  made, over the messages of the invocation;
+- ``messages_per_second``: the invocation's messages over its wall time (median of
+  :data:`REPEATS` invocations), the relay built once as a warm container's is.
+
+**The latency.** Each HTTP request the relay's SQS clients make is held for
+:data:`ADDED_LATENCY_MS` by a ``before-send`` hook on the boto3 session the relay's clients come
+from, before it goes to moto on 127.0.0.1. That stands in for the 5-20 ms an in-region SQS
+request takes on AWS, which loopback does not have. It is fair between the variants: both run
+the same decision core in the same kind of fresh interpreter against the same moto server,
+the hook adds the same delay to every request whatever its size, and moto's own service time
+(larger for a batch) stays in the figures. The hook is registered only around the relay's
+invocation, so queue set-up and reading the messages back are not slowed.
+
+Each variant runs in its own interpreter (the two packages share one name) with the runtime
+package on ``PYTHONPATH``: the baseline is ``git archive``'d into a temporary directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import uuid
+from io import BytesIO
+from pathlib import Path
+from typing import Any, Final
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+BASELINE_REVISION: Final = "7ff9b38"
+"""The last revision whose relay sends one ``SendMessage`` per message."""
+ADDED_LATENCY_MS: Final = 15.0
+REPEATS: Final = 5
+CASES: Final = (("standard", 10, 1), ("standard", 100, 1), ("fifo", 10, 2))
+"""(queue kind, messages per invocation, message groups)."""
+SALES, BILLING, REGION = "111111111111", "222222222222", "us-east-1"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--worker", choices=("batched", "today"), help=argparse.SUPPRESS)
+    parser.add_argument("--endpoint", help=argparse.SUPPRESS)
+    arguments = parser.parse_args()
+    if arguments.worker:
+        print(json.dumps(_worker(arguments.endpoint)))
+        return
+    print(json.dumps(_orchestrate(), indent=2))
+
+
+def _orchestrate() -> dict[str, Any]:
+    sys.path.insert(0, str(REPOSITORY))
+    # moto's server process imports the local AWS's models from the repository.
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(REPOSITORY), os.environ.get("PYTHONPATH", "")) if p
+    )
+    import bench_support  # noqa: PLC0415 (beside this file)
+
+    from local_aws.moto_server import MotoServer  # noqa: PLC0415
+
+    with tempfile.TemporaryDirectory() as scratch:
+        baseline = Path(scratch) / "baseline"
+        archive = subprocess.run(
+            ["git", "archive", BASELINE_REVISION, "runtime"],
+            cwd=REPOSITORY,
+            check=True,
+            capture_output=True,
+        ).stdout
+        with tarfile.open(fileobj=BytesIO(archive)) as tar:
+            tar.extractall(baseline, filter="data")
+        paths = {"batched": REPOSITORY / "runtime", "today": baseline / "runtime"}
+        with MotoServer(Path(scratch) / "moto.log") as server:
+            results = {
+                variant: _run_worker(variant, path, server.endpoint_url)
+                for variant, path in paths.items()
+            }
+    cases: dict[str, Any] = {}
+    for name in results["batched"]:
+        batched, today = results["batched"][name], results["today"][name]
+        cases[name] = {
+            "batched": batched,
+            "today": today,
+            "throughput_ratio": round(
+                batched["messages_per_second"] / today["messages_per_second"], 2
+            ),
+        }
+    return {
+        "added_latency_ms": ADDED_LATENCY_MS,
+        "repeats": REPEATS,
+        "baseline_revision": BASELINE_REVISION,
+        "cases": cases,
+        "targets": {
+            "standard_send_requests_per_message": 0.15,
+            "standard_throughput_ratio": 5,
+            "fifo_two_groups_send_requests_per_message": 0.5,
+        },
+        "machine": bench_support.machine(),
+    }
+
+
+def _run_worker(variant: str, runtime: Path, endpoint: str) -> dict[str, Any]:
+    environment = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(runtime), str(REPOSITORY)]),
+        "AWS_ACCESS_KEY_ID": "bench",
+        "AWS_SECRET_ACCESS_KEY": "bench",
+        "AWS_DEFAULT_REGION": REGION,
+        "AWS_REGION": REGION,
+        "AWS_ENDPOINT_URL": endpoint,
+        "AWS_CONFIG_FILE": "/nonexistent",
+        "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent",
+    }
+    done = subprocess.run(
+        [sys.executable, __file__, "--worker", variant, "--endpoint", endpoint],
+        env=environment,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+class _Requests:
+    """While active, holds each SQS request for the added latency and counts the sends.
+
+    Registered once, before the relay creates its clients: a client copies the session's
+    hooks when it is created."""
+
+    def __init__(self) -> None:
+        self.active = False
+        self.sends = 0
+
+    def __call__(self, event_name: str, **_: Any) -> None:
+        if not self.active:
+            return
+        if event_name.endswith((".SendMessage", ".SendMessageBatch")):
+            self.sends += 1
+        time.sleep(ADDED_LATENCY_MS / 1000)
+
+
+def _worker(endpoint: str) -> dict[str, Any]:
+    """In the variant's interpreter: every case, :data:`REPEATS` invocations each."""
+    import boto3  # noqa: PLC0415
+
+    from cross_account_runtime.common.json_log import JsonLogger  # noqa: PLC0415
+    from cross_account_runtime.relay.batch import Relay  # noqa: PLC0415
+    from cross_account_runtime.relay.config import RelayConfig  # noqa: PLC0415
+    from local_aws.accounts import route_sqs_by_queue_url  # noqa: PLC0415
+    from local_aws.lambda_poller import lambda_record  # noqa: PLC0415
+
+    session = boto3.session.Session()
+    session.events.register("before-sign.sqs", route_sqs_by_queue_url)
+    boto3.DEFAULT_SESSION = session
+    sqs = {account: _client(session, endpoint, account) for account in (SALES, BILLING)}
+    requests = _Requests()
+    session.events.register("before-send.sqs", requests)
+    results: dict[str, Any] = {}
+    with open(os.devnull, "w") as sink:
+        for kind, size, groups in CASES:
+            fifo = kind == "fifo"
+            shadow, ingress, dead_letter = _queues(sqs, fifo)
+            config = RelayConfig.from_environment(
+                {
+                    "RELAY_DIRECTION": "outbound",
+                    "RELAY_ROUTES": json.dumps(
+                        {shadow[1]: {"destination": ingress[1], "deadLetterQueue": dead_letter}}
+                    ),
+                    "RELAY_LOCAL_ENDPOINTS": json.dumps(["Sales"]),
+                }
+            )
+            relay = Relay(config, logger=JsonLogger("bench", stream=sink))
+            seconds = []
+            requests.sends = 0
+            relay({"Records": _fill(sqs[SALES], shadow, size, groups, lambda_record)}, None)
+            _drain(sqs[BILLING], ingress[0], size)  # a warm container: clients created
+            for _ in range(REPEATS):
+                records = _fill(sqs[SALES], shadow, size, groups, lambda_record)
+                requests.active = True
+                started = time.perf_counter()
+                response = relay({"Records": records}, None)
+                seconds.append(time.perf_counter() - started)
+                requests.active = False
+                assert response["batchItemFailures"] == [], response
+                _drain(sqs[BILLING], ingress[0], size)
+            sends = requests.sends
+            results[f"{kind}_{size}" + (f"_{groups}_groups" if fifo else "")] = {
+                "send_requests_per_message": round(sends / (size * REPEATS), 3),
+                "messages_per_second": round(size / statistics.median(seconds), 1),
+            }
+    return results
+
+
+def _client(session: Any, endpoint: str, account: str) -> Any:
+    """A client whose calls moto attributes to ``account`` (by the header it reads)."""
+    client = session.client("sqs", region_name=REGION, endpoint_url=endpoint)
+    client.meta.events.register(
+        "before-sign.sqs",
+        lambda request, **_: request.headers.__setitem__("x-moto-account-id", account),
+    )
+    return client
+
+
+def _queues(sqs: dict[str, Any], fifo: bool) -> tuple[tuple[str, str], tuple[str, str], str]:
+    """(URL, ARN) of a shadow in Sales and an ingress queue in Billing; the shadow's DLQ ARN."""
+    suffix = ".fifo" if fifo else ""
+    name = f"Billing{uuid.uuid4().hex[:8]}"
+    attributes = {"FifoQueue": "true"} if fifo else {}
+    made = []
+    for account, queue in ((SALES, name), (BILLING, f"{name}-ingress"), (SALES, f"{name}-dlq")):
+        url = sqs[account].create_queue(QueueName=queue + suffix, Attributes=attributes)["QueueUrl"]
+        made.append((url, f"arn:aws:sqs:{REGION}:{account}:{queue}{suffix}"))
+    return made[0], made[1], made[2][1]
+
+
+def _fill(
+    sqs: Any, shadow: tuple[str, str], size: int, groups: int, lambda_record: Any
+) -> list[dict[str, Any]]:
+    """Send ``size`` NServiceBus requests to the shadow (a FIFO one: round-robin over
+    ``groups`` message groups) and receive them as Lambda would."""
+    fifo = shadow[1].endswith(".fifo")
+    for n in range(size):
+        headers = {
+            "NServiceBus.MessageId": str(uuid.uuid4()),
+            "NServiceBus.MessageIntent": "Send",
+            "NServiceBus.ReplyToAddress": "Sales",
+            "NServiceBus.EnclosedMessageTypes": "Billing.Messages.BillOrder",
+        }
+        body = json.dumps({"Headers": headers, "Body": "eyJPcmRlcklkIjo0Mn0=", "S3BodyKey": None})
+        extra = (
+            {"MessageGroupId": f"group-{n % groups}", "MessageDeduplicationId": uuid.uuid4().hex}
+            if fifo
+            else {}
+        )
+        sqs.send_message(QueueUrl=shadow[0], MessageBody=body, **extra)
+    records: list[dict[str, Any]] = []
+    while len(records) < size:
+        messages = sqs.receive_message(
+            QueueUrl=shadow[0],
+            MaxNumberOfMessages=10,
+            AttributeNames=["All"],
+            MessageAttributeNames=["All"],
+        ).get("Messages", [])
+        assert messages, f"only {len(records)} of {size} messages came back"
+        for message in messages:
+            records.append(lambda_record(message, shadow[1]))
+            sqs.delete_message(QueueUrl=shadow[0], ReceiptHandle=message["ReceiptHandle"])
+    return records
+
+
+def _drain(sqs: Any, url: str, expected: int) -> None:
+    """Read the forwarded messages back, so the next repeat starts empty."""
+    seen = 0
+    while seen < expected:
+        messages = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages", [])
+        assert messages, f"only {seen} of {expected} forwarded messages arrived"
+        for message in messages:
+            sqs.delete_message(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"])
+        seen += len(messages)
+
+
+if __name__ == "__main__":
+    main()
