@@ -9,7 +9,6 @@ account out of many.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -32,6 +31,7 @@ from constructs_lib.queue_naming import (
 from constructs_lib.validation import ACCOUNT_ID, ORGANIZATION_ID
 from stacks.topology.analytics import parse_analytics
 from stacks.topology.bridge import plan_bridge
+from stacks.topology.document import DocumentError, read_document
 from stacks.topology.field_checker import FieldChecker
 from stacks.topology.inventory import name_clashes, planned_queues
 from stacks.topology.large_messages import parse_large_messages
@@ -443,16 +443,9 @@ def load_topology(path: str | Path) -> Topology:
     top-level ``topology`` key such as ``cdk.json``'s context)."""
     source = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as error:
-        raise TopologyError(source, [("<file>", f"cannot be read: {error.strerror}")]) from error
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise TopologyError(
-            source,
-            [(f"<line {error.lineno}, column {error.colno}>", f"is not valid JSON: {error.msg}")],
-        ) from error
+        data = read_document(path)
+    except DocumentError as error:
+        raise TopologyError(source, [(error.field, error.rule)]) from error
     if isinstance(data, Mapping) and "context" in data and isinstance(data["context"], Mapping):
         data = data["context"].get("topology", data)
     if isinstance(data, Mapping) and set(data) == {"topology"}:
