@@ -4,6 +4,7 @@ Everything a stack needs is exported here; :mod:`constructs_lib.defaults` holds 
 with its reason, and :mod:`constructs_lib.queue_naming` the NServiceBus queue-name rules.
 """
 
+from constructs_lib._private.subscriptions import FilterPolicyScope
 from constructs_lib.cross_account_queue_subscription import CrossAccountQueueSubscription
 from constructs_lib.cross_account_relay import (
     CrossAccountRelay,
@@ -42,6 +43,7 @@ __all__ = [
     "DeliveryReportJob",
     "EndpointQueue",
     "EndpointQueueEncryption",
+    "FilterPolicyScope",
     "HttpDeliveryPolicy",
     "IDeliveryLoggedTopic",
     "IEndpointQueue",

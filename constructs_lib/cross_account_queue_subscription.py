@@ -12,6 +12,7 @@ from aws_cdk import aws_sns_subscriptions as subscriptions
 from constructs import Construct
 
 from constructs_lib._private.subscriptions import (
+    FilterPolicyScope,
     set_filter_policy,
     subscription_dead_letter_queue,
 )
@@ -40,6 +41,7 @@ class CrossAccountQueueSubscription(Construct):
         queue: IEndpointQueue,
         raw_message_delivery: bool = True,
         filter_policy: Mapping[str, Any] | None = None,
+        filter_policy_scope: FilterPolicyScope = FilterPolicyScope.MESSAGE_ATTRIBUTES,
     ) -> None:
         """Subscribe ``queue`` to the topic ``topic_arn``.
 
@@ -52,6 +54,8 @@ class CrossAccountQueueSubscription(Construct):
             envelope (what NServiceBus endpoints read). Default: True.
         :param filter_policy: an SNS filter policy, as SNS's JSON syntax writes it.
             Default: none (every message).
+        :param filter_policy_scope: what ``filter_policy`` looks at: the message attributes,
+            or (nested policies) the body. Default: ``FilterPolicyScope.MESSAGE_ATTRIBUTES``.
         """
         super().__init__(scope, construct_id)
         if Token.is_unresolved(topic_arn):
@@ -76,4 +80,4 @@ class CrossAccountQueueSubscription(Construct):
                 dead_letter_queue=self.dead_letter_queue,
             )
         )
-        set_filter_policy(self.subscription, filter_policy)
+        set_filter_policy(self.subscription, filter_policy, filter_policy_scope)

@@ -25,6 +25,7 @@ from constructs import Construct
 from constructs_lib._private.acknowledgments import acknowledge
 from constructs_lib._private.grants import grant_with_key
 from constructs_lib._private.subscriptions import (
+    FilterPolicyScope,
     set_filter_policy,
     subscription_dead_letter_queue,
     url_subscription,
@@ -100,6 +101,7 @@ class IDeliveryLoggedTopic(Protocol):
         delivery_policy: HttpDeliveryPolicy | None = None,
         raw_message_delivery: bool = False,
         filter_policy: Mapping[str, Any] | None = None,
+        filter_policy_scope: FilterPolicyScope = FilterPolicyScope.MESSAGE_ATTRIBUTES,
         dead_letter_queue: sqs.IQueue | None = None,
     ) -> tuple[sns.Subscription, sqs.IQueue]:
         """Subscribe an HTTPS endpoint; returns the subscription and its DLQ."""
@@ -123,6 +125,7 @@ class _TopicBase(Construct):
         delivery_policy: HttpDeliveryPolicy | None = None,
         raw_message_delivery: bool = False,
         filter_policy: Mapping[str, Any] | None = None,
+        filter_policy_scope: FilterPolicyScope = FilterPolicyScope.MESSAGE_ATTRIBUTES,
         dead_letter_queue: sqs.IQueue | None = None,
     ) -> tuple[sns.Subscription, sqs.IQueue]:
         """Subscribe an HTTPS endpoint; returns the subscription and its DLQ. Plain ``http://``
@@ -134,6 +137,8 @@ class _TopicBase(Construct):
             envelope (and so without its signature). Default: False.
         :param filter_policy: an SNS filter policy, as SNS's JSON syntax writes it.
             Default: none (every message).
+        :param filter_policy_scope: what ``filter_policy`` looks at: the message attributes,
+            or (nested policies) the body. Default: ``FilterPolicyScope.MESSAGE_ATTRIBUTES``.
         :param dead_letter_queue: the subscription's DLQ. Default: a new one,
             ``<topic>-<subscription_id>-dlq``, encrypted with the topic's key.
         """
@@ -146,6 +151,7 @@ class _TopicBase(Construct):
             delivery_policy=delivery_policy,
             raw_message_delivery=raw_message_delivery,
             filter_policy=filter_policy,
+            filter_policy_scope=filter_policy_scope,
             dead_letter_queue=lambda: dead_letter_queue or self._dead_letter_queue(subscription_id),
         )
         self._subscribed(DeliveryProtocol.HTTP)
@@ -491,6 +497,7 @@ class DeliveryLoggedTopic(_TopicBase):
         *,
         raw_message_delivery: bool = True,
         filter_policy: Mapping[str, Any] | None = None,
+        filter_policy_scope: FilterPolicyScope = FilterPolicyScope.MESSAGE_ATTRIBUTES,
         dead_letter_queue: sqs.IQueue | None = None,
     ) -> sqs.IQueue:
         """Subscribe a queue of this account; returns the subscription's DLQ.
@@ -503,6 +510,8 @@ class DeliveryLoggedTopic(_TopicBase):
             envelope (what NServiceBus endpoints read). Default: True.
         :param filter_policy: an SNS filter policy, as SNS's JSON syntax writes it.
             Default: none (every message).
+        :param filter_policy_scope: what ``filter_policy`` looks at: the message attributes,
+            or (nested policies) the body. Default: ``FilterPolicyScope.MESSAGE_ATTRIBUTES``.
         :param dead_letter_queue: the subscription's DLQ. Default: a new one,
             ``<topic>-<subscription_id>-dlq``, encrypted with the topic's key.
         """
@@ -513,7 +522,7 @@ class DeliveryLoggedTopic(_TopicBase):
                 target, raw_message_delivery=raw_message_delivery, dead_letter_queue=dlq
             )
         )
-        set_filter_policy(subscription, filter_policy)
+        set_filter_policy(subscription, filter_policy, filter_policy_scope)
         self.log_deliveries(DeliveryProtocol.SQS)
         return dlq
 
@@ -523,12 +532,15 @@ class DeliveryLoggedTopic(_TopicBase):
         function: lambda_.IFunction,
         *,
         filter_policy: Mapping[str, Any] | None = None,
+        filter_policy_scope: FilterPolicyScope = FilterPolicyScope.MESSAGE_ATTRIBUTES,
         dead_letter_queue: sqs.IQueue | None = None,
     ) -> sqs.IQueue:
         """Subscribe a Lambda function; returns the subscription's DLQ.
 
         :param filter_policy: an SNS filter policy, as SNS's JSON syntax writes it.
             Default: none (every message).
+        :param filter_policy_scope: what ``filter_policy`` looks at: the message attributes,
+            or (nested policies) the body. Default: ``FilterPolicyScope.MESSAGE_ATTRIBUTES``.
         :param dead_letter_queue: the subscription's DLQ. Default: a new one,
             ``<topic>-<subscription_id>-dlq``, encrypted with the topic's key.
         """
@@ -536,7 +548,7 @@ class DeliveryLoggedTopic(_TopicBase):
         subscription = self.topic.add_subscription(
             subscriptions.LambdaSubscription(function, dead_letter_queue=dlq)
         )
-        set_filter_policy(subscription, filter_policy)
+        set_filter_policy(subscription, filter_policy, filter_policy_scope)
         self.log_deliveries(DeliveryProtocol.LAMBDA)
         return dlq
 

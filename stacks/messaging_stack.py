@@ -27,6 +27,21 @@ from stacks.checks.resource_limit import ResourceLimit
 from stacks.delivery_log_stack import delivery_log_destination_arn
 from stacks.topology import Account, Endpoint, Topic, Topology, relay_role_name
 from stacks.topology.bridge import ingress_endpoints, plan_bridge, reachable_queues
+from stacks.topology.stack_ids import (
+    ALARMS_ID,
+    BODY_BUCKET_ID,
+    BODY_BUCKET_OUTPUT_ID,
+    INBOUND_RELAY_ID,
+    OUTBOUND_RELAY_ID,
+    endpoint_id,
+    endpoint_output_ids,
+    function_id,
+    ingress_id,
+    shadow_id,
+    subscription_id,
+    topic_id,
+    topic_output_id,
+)
 from stacks.topology.topics import EVENT_METADATA
 
 STACK_NAME_PREFIX = "Messaging-"
@@ -74,7 +89,7 @@ class MessagingAccountStack(Stack):
         )
         self.alarms = MessagingAlarms(
             self,
-            "Alarms",
+            ALARMS_ID,
             alarm_topic=alarm_topic,
             max_message_age=Duration.seconds(settings.max_message_age_seconds),
         )
@@ -100,7 +115,7 @@ class MessagingAccountStack(Stack):
             return None
         bucket = MessageBodyBucket(
             self,
-            "MessageBodies",
+            BODY_BUCKET_ID,
             bucket_name=name,
             expiration=Duration.days(settings.expiration_days),
         )
@@ -120,7 +135,7 @@ class MessagingAccountStack(Stack):
         )
         CfnOutput(
             self,
-            "MessageBodyBucketName",
+            BODY_BUCKET_OUTPUT_ID,
             value=bucket.bucket_name,
             description="The bucket this account's endpoints configure for large message "
             "bodies (S3Settings)",
@@ -169,13 +184,13 @@ class MessagingAccountStack(Stack):
                 shadow.remote.account, ingress_queue_name(shadow.remote.queue_name)
             )
             queue = self._relay_queue(
-                f"Shadow{shadow.queue_name}", shadow.queue_name, shadow.remote.fifo
+                shadow_id(shadow.queue_name), shadow.queue_name, shadow.remote.fifo
             )
             bodies = self.topology.body_bucket(shadow.remote.account)
             routes.append(RelayRoute(queue, ingress, body_bucket=bodies))
             if shadow.delay_queue_name is not None:
                 delay = self._relay_queue(
-                    f"Shadow{shadow.delay_queue_name}",
+                    shadow_id(shadow.delay_queue_name),
                     shadow.delay_queue_name,
                     fifo=True,
                     delay_of=queue,
@@ -184,7 +199,7 @@ class MessagingAccountStack(Stack):
         local = [q.queue_name for q in self.topology.queues_in(self.account_config.name)]
         CrossAccountRelay(
             self,
-            "OutboundRelay",
+            OUTBOUND_RELAY_ID,
             direction=RelayDirection.OUTBOUND,
             routes=routes,
             local_endpoints=local,
@@ -203,7 +218,7 @@ class MessagingAccountStack(Stack):
         routes = []
         for endpoint in endpoints:
             ingress = self._relay_queue(
-                f"Ingress{endpoint.name}", ingress_queue_name(endpoint.queue_name), endpoint.fifo
+                ingress_id(endpoint), ingress_queue_name(endpoint.queue_name), endpoint.fifo
             )
             ingress.add_sender_roles(
                 *(
@@ -224,7 +239,7 @@ class MessagingAccountStack(Stack):
             )
         CrossAccountRelay(
             self,
-            "InboundRelay",
+            INBOUND_RELAY_ID,
             direction=RelayDirection.INBOUND,
             routes=routes,
             role_name=relay_role_name(self.account_config, RelayDirection.INBOUND),
@@ -233,7 +248,7 @@ class MessagingAccountStack(Stack):
     def _endpoint_queue(self, endpoint: Endpoint) -> EndpointQueue:
         queue = EndpointQueue(
             self,
-            endpoint.name,
+            endpoint_id(endpoint),
             endpoint_name=endpoint.name,
             queue_name=endpoint.queue_name,
             dead_letter_queue_name=endpoint.dead_letter_queue_name,
@@ -245,16 +260,15 @@ class MessagingAccountStack(Stack):
             sender_accounts=self.topology.cross_account_senders(endpoint),
             sender_organization_ids=self.topology.sender_organizations(endpoint),
         )
+        address, url, dead_letter = endpoint_output_ids(endpoint)
         CfnOutput(
             self,
-            f"{endpoint.name}TransportAddress",
+            address,
             value=queue.transport_address,
             description=f"Transport address (queue ARN) of {endpoint.name}",
         )
-        CfnOutput(self, f"{endpoint.name}QueueUrl", value=queue.queue_url)
-        CfnOutput(
-            self, f"{endpoint.name}DeadLetterQueueArn", value=queue.dead_letter_queue.queue_arn
-        )
+        CfnOutput(self, url, value=queue.queue_url)
+        CfnOutput(self, dead_letter, value=queue.dead_letter_queue.queue_arn)
         self.alarms.watch_endpoint_queue(endpoint.name, queue.queue)
         self.alarms.watch_dead_letter_queue(endpoint.name, queue.dead_letter_queue)
         return queue
@@ -262,7 +276,7 @@ class MessagingAccountStack(Stack):
     def _topic(self, topic: Topic) -> DeliveryLoggedTopic:
         construct = DeliveryLoggedTopic(
             self,
-            f"Topic{topic.name}",
+            topic_id(topic),
             topic_name=topic.name,
             fifo=topic.fifo,
             publisher_accounts=self.topology.cross_account_publishers(topic),
@@ -283,6 +297,7 @@ class MessagingAccountStack(Stack):
                         queue,
                         raw_message_delivery=subscription.raw_message_delivery,
                         filter_policy=subscription.filter_policy,
+                        filter_policy_scope=subscription.filter_policy_scope,
                     )
             elif subscription.url is not None:
                 _, dlq = construct.add_url_subscription(
@@ -291,16 +306,20 @@ class MessagingAccountStack(Stack):
                     delivery_policy=subscription.delivery_policy,
                     raw_message_delivery=subscription.raw_message_delivery,
                     filter_policy=subscription.filter_policy,
+                    filter_policy_scope=subscription.filter_policy_scope,
                 )
             elif subscription.function_arn is not None:
                 function = lambda_.Function.from_function_arn(
-                    self, f"{topic.name}{subscription.name}Function", subscription.function_arn
+                    self, function_id(topic, subscription), subscription.function_arn
                 )
                 dlq = construct.add_lambda_subscription(
-                    subscription.name, function, filter_policy=subscription.filter_policy
+                    subscription.name,
+                    function,
+                    filter_policy=subscription.filter_policy,
+                    filter_policy_scope=subscription.filter_policy_scope,
                 )
             if dlq is not None:
-                self.alarms.watch_dead_letter_queue(f"{topic.name}{subscription.name}", dlq)
+                self.alarms.watch_dead_letter_queue(subscription_id(topic, subscription), dlq)
         if topic.event_type is not None:
             cfn_topic = construct.topic.node.default_child
             assert isinstance(cfn_topic, CfnResource)
@@ -321,8 +340,8 @@ class MessagingAccountStack(Stack):
         destination = delivery_log_destination_arn(self.topology)
         if destination is not None and not topic.anchor:
             construct.stream_logs_to(destination)
-        CfnOutput(self, f"Topic{topic.name}Arn", value=construct.topic.topic_arn)
-        self.alarms.watch_topic(f"Topic{topic.name}", construct.topic)
+        CfnOutput(self, topic_output_id(topic), value=construct.topic.topic_arn)
+        self.alarms.watch_topic(topic_id(topic), construct.topic)
         return construct
 
     def _subscriptions_from_other_accounts(self, endpoint: Endpoint) -> None:
@@ -331,13 +350,14 @@ class MessagingAccountStack(Stack):
                 continue
             construct = CrossAccountQueueSubscription(
                 self,
-                f"{topic.name}{subscription.name}",
+                subscription_id(topic, subscription),
                 topic_arn=self.topology.topic_arn(topic),
                 subscription_name=subscription.name,
                 queue=self.endpoint_queues[endpoint.name],
                 raw_message_delivery=subscription.raw_message_delivery,
                 filter_policy=subscription.filter_policy,
+                filter_policy_scope=subscription.filter_policy_scope,
             )
             self.alarms.watch_dead_letter_queue(
-                f"{topic.name}{subscription.name}", construct.dead_letter_queue
+                subscription_id(topic, subscription), construct.dead_letter_queue
             )

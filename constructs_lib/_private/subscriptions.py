@@ -8,6 +8,7 @@ Used by :class:`~constructs_lib.DeliveryLoggedTopic`, by topics imported with
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -21,6 +22,15 @@ from constructs_lib._private.acknowledgments import acknowledge
 from constructs_lib._private.secure_queue import secure_queue
 from constructs_lib.defaults import DEAD_LETTER_RETENTION
 from cross_account_runtime.delivery_policy.policy import HttpDeliveryPolicy
+
+
+class FilterPolicyScope(enum.StrEnum):
+    """What a subscription's filter policy looks at (SNS's ``FilterPolicyScope``): the message
+    attributes (flat policies), or the message body (nested policies allowed)."""
+
+    MESSAGE_ATTRIBUTES = "MessageAttributes"
+    MESSAGE_BODY = "MessageBody"
+
 
 SUBSCRIPTION_DLQ_REASON = (
     "This queue is the dead-letter queue of an SNS subscription (the subscription's "
@@ -56,6 +66,7 @@ def url_subscription(
     delivery_policy: HttpDeliveryPolicy | None,
     raw_message_delivery: bool,
     filter_policy: Mapping[str, Any] | None,
+    filter_policy_scope: FilterPolicyScope,
     dead_letter_queue: Callable[[], sqs.IQueue],
 ) -> tuple[sns.Subscription, sqs.IQueue]:
     """An HTTPS subscription with a validated delivery policy (SNS's default without one) and
@@ -79,17 +90,25 @@ def url_subscription(
         raw_message_delivery=raw_message_delivery or None,
         dead_letter_queue=dlq,
     )
-    set_filter_policy(subscription, filter_policy)
+    set_filter_policy(subscription, filter_policy, filter_policy_scope)
     policy = delivery_policy or HttpDeliveryPolicy()
     _cfn_subscription(subscription).delivery_policy = policy.to_subscription_json()
     return subscription, dlq
 
 
-def set_filter_policy(subscription: sns.Subscription, policy: Mapping[str, Any] | None) -> None:
+def set_filter_policy(
+    subscription: sns.Subscription,
+    policy: Mapping[str, Any] | None,
+    scope: FilterPolicyScope = FilterPolicyScope.MESSAGE_ATTRIBUTES,
+) -> None:
     """Apply an SNS filter policy document as written (the JSON operators use), not through
-    aws-cdk-lib's typed builders, so a topology can carry any filter SNS accepts."""
+    aws-cdk-lib's typed builders, so a topology can carry any filter SNS accepts; a policy on
+    the body says so (``FilterPolicyScope``), since SNS reads a policy as one on attributes."""
     if policy:
-        _cfn_subscription(subscription).filter_policy = dict(policy)
+        cfn = _cfn_subscription(subscription)
+        cfn.filter_policy = dict(policy)
+        if scope is not FilterPolicyScope.MESSAGE_ATTRIBUTES:
+            cfn.filter_policy_scope = scope.value
 
 
 def _cfn_subscription(subscription: sns.Subscription) -> sns.CfnSubscription:

@@ -15,6 +15,18 @@ class FieldChecker:
 
     def __init__(self) -> None:
         self.problems: list[tuple[str, str]] = []
+        self.invalid: dict[str, set[str]] = {}
+        """Names declared with a problem already reported, by kind (``account``,
+        ``endpoint``): a reference to one is not reported again as unknown."""
+
+    def declared_invalid(self, what: str, name: str | None) -> None:
+        """``name`` was declared but its declaration failed; references to it stay quiet."""
+        if name:
+            self.invalid.setdefault(what, set()).add(name)
+
+    def is_invalid(self, what: str, name: object) -> bool:
+        """Whether ``name`` is a declared ``what`` whose declaration already failed."""
+        return isinstance(name, str) and name in self.invalid.get(what, set())
 
     def fail(self, path: str, rule: str) -> None:
         """Record one problem."""
@@ -95,6 +107,8 @@ class FieldChecker:
         """The name at ``obj[key]`` if it names one of ``known`` (declared elsewhere in the
         document); otherwise the problem lists what is declared, so the fix is in sight."""
         value = self.string(obj, key, path)
+        if self.is_invalid(what, value):
+            return None
         if value is not None and value not in known:
             declared = ", ".join(sorted(known)) or "none"
             self.fail(f"{path}.{key}", f"unknown {what} {value!r}; declared {what}s: {declared}")

@@ -43,11 +43,13 @@ from stacks.topology.model import (
     Topology,
     TopologyError,
 )
+from stacks.topology.regions import region_problem
+from stacks.topology.stack_ids import stack_id_clashes
 from stacks.topology.stack_order import SubscriptionCycleError, stack_order
 from stacks.topology.topics import TOPIC_NAME, Topic, check_organization, parse_topics
 
-REGION = re.compile(r"^[a-z]{2}(-gov|-iso|-isob|-isof|-isoe)?-[a-z]+-\d{1,2}$")
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9._-]{0,63}$")
+ACCOUNT_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9-]{0,38}$")
 
 _TOP_KEYS = (
     "accounts",
@@ -165,15 +167,18 @@ def _parse_accounts(check: FieldChecker, raw: Any) -> list[Account]:
     seen_names: set[str] = set()
     seen_ids: set[str] = set()
     for path, obj in check.objects(raw, "topology.accounts", _ACCOUNT_KEYS):
+        problems_before = len(check.problems)
         name = check.string(obj, "name", path)
         account_id = check.string(obj, "id", path)
         region = check.string(obj, "region", path)
         org = check.string(obj, "organizationId", path, required=False)
         if name is not None:
-            if not NAME.match(name):
+            if not ACCOUNT_NAME.match(name):
                 check.fail(
                     f"{path}.name",
-                    "must start with a letter and use only letters, digits, '.', '_' or '-' (at most 64)",
+                    "must start with a letter and use only letters, digits and '-', at most 39: "
+                    "it names the stack (Messaging-<name>, which takes no '.' or '_') and the "
+                    "relay roles (messaging-relay-outbound-<name>, at most 64 characters)",
                 )
             if name in seen_names:
                 check.fail(f"{path}.name", f"duplicate account name {name!r}")
@@ -186,15 +191,19 @@ def _parse_accounts(check: FieldChecker, raw: Any) -> list[Account]:
             elif account_id in seen_ids:
                 check.fail(f"{path}.id", f"duplicate account id {account_id}")
             seen_ids.add(account_id)
-        if region is not None and not REGION.match(region):
-            check.fail(f"{path}.region", f"malformed region {region!r}; expected e.g. 'us-east-1'")
+        if region is not None:
+            problem = region_problem(region)
+            if problem:
+                check.fail(f"{path}.region", problem)
         if org is not None and not ORGANIZATION_ID.match(org):
             check.fail(
                 f"{path}.organizationId",
                 f"malformed organization id {org!r}; expected 'o-' and 10-32 lowercase letters or digits",
             )
-        if name and account_id and region:
+        if name and account_id and region and len(check.problems) == problems_before:
             accounts.append(Account(name, account_id, region, org))
+        else:
+            check.declared_invalid("account", name)
     return accounts
 
 
@@ -320,6 +329,9 @@ def _parse_endpoints(check: FieldChecker, raw: Any, account_names: set[str]) -> 
     for path, obj in check.objects(raw, "topology.endpoints"):
         endpoint = _parse_queue(check, obj, path, account_names, is_error_queue=False)
         if endpoint is None:
+            check.declared_invalid(
+                "endpoint", obj.get("name") if isinstance(obj.get("name"), str) else None
+            )
             continue
         if endpoint.name in seen:
             check.fail(f"{path}.name", f"duplicate endpoint name {endpoint.name!r}")
@@ -348,6 +360,10 @@ def _parse_routes(
     for path, obj in check.objects(raw, "topology.routes", _ROUTE_KEYS):
         receiver = check.string(obj, "to", path)
         sender = check.string(obj, "from", path, required=False)
+        if receiver is None or check.is_invalid("endpoint", receiver):
+            continue
+        if check.is_invalid("endpoint", sender):
+            continue
         org = check.string(obj, "fromOrganization", path, required=False)
         relay = check.boolean(obj, "relay", path, False)
         replies = check.boolean(obj, "replies", path, True)
@@ -363,7 +379,7 @@ def _parse_routes(
                 "give exactly one of 'from' (an endpoint) or 'fromOrganization' (an organization id)",
             )
             continue
-        if receiver is not None and receiver not in endpoint_names:
+        if receiver not in endpoint_names:
             check.fail(
                 f"{path}.to",
                 f"unknown endpoint {receiver!r}; declared endpoints: {', '.join(sorted(endpoint_names))}",
@@ -382,7 +398,6 @@ def _parse_routes(
             check, org, f"{path}.fromOrganization", known_orgs
         ):
             continue
-        assert receiver is not None
         if relay and sender is not None and accounts_of[sender] == accounts_of[receiver]:
             check.fail(
                 f"{path}.relay",
@@ -492,6 +507,8 @@ def _check_reachability(check: FieldChecker, topology: Topology) -> None:
             f"for {other.reason} (leading to {other.remote.name}) and for {known.reason} "
             f"(leading to {known.remote.name}); give one of the endpoints a queueNamePrefix",
         )
+    for path, rule in stack_id_clashes(topology):
+        check.fail(path, rule)
     queues, problems = planned_queues(topology)
     for path, rule in (*problems, *name_clashes(queues)):
         check.fail(path, rule)

@@ -16,11 +16,14 @@ an anchor topic of the event's name (:attr:`Topic.anchor`).
 
 from __future__ import annotations
 
+import ipaddress
 import re
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from constructs_lib import FilterPolicyScope
 from constructs_lib.defaults import SUCCESS_SAMPLE_RATE
 from constructs_lib.validation import ORGANIZATION_ID
 from cross_account_runtime.delivery_policy.policy import DeliveryPolicyError, HttpDeliveryPolicy
@@ -30,11 +33,14 @@ from cross_account_runtime.nservicebus.topic_name import (
     sns_topic_name,
 )
 from stacks.topology.field_checker import FieldChecker
+from stacks.topology.filter_policy import filter_policy_problems
 
 TOPIC_NAME = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
 LAMBDA_ARN = re.compile(
     r"^arn:aws(-cn|-us-gov)?:lambda:[a-z0-9-]+:(?P<account>\d{12}):function:[A-Za-z0-9_-]{1,64}(:[A-Za-z0-9$_-]+)?$"
 )
+MAX_PORT = 65_535
+HOST_LABEL = re.compile(r"^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$")
 HTTPS_URL = re.compile(r"^https://[^/\s:@]+(:\d{1,5})?(/\S*)?$")
 SUBSCRIPTION_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9]{0,63}$")
 PROTOCOLS = ("sqs", "https", "lambda")
@@ -57,6 +63,8 @@ class TopicSubscription:
     raw_message_delivery: bool = True
     filter_policy: Mapping[str, Any] | None = field(default=None, hash=False, compare=False)
     delivery_policy: HttpDeliveryPolicy | None = None
+    filter_policy_scope: FilterPolicyScope = FilterPolicyScope.MESSAGE_ATTRIBUTES
+    """What ``filter_policy`` looks at: message attributes, or (nested policies) the body."""
 
 
 @dataclass(frozen=True)
@@ -107,10 +115,11 @@ _TOPIC_KEYS = (
     "topicNamePrefix",
     "messageDrivenSubscribers",
 )
+_FILTER_KEYS = ("filterPolicy", "filterPolicyScope")
 _SUBSCRIPTION_KEYS = {
-    "sqs": ("name", "protocol", "endpoint", "rawMessageDelivery", "filterPolicy"),
-    "https": ("name", "protocol", "url", "rawMessageDelivery", "filterPolicy", "deliveryPolicy"),
-    "lambda": ("name", "protocol", "functionArn", "filterPolicy"),
+    "sqs": ("name", "protocol", "endpoint", "rawMessageDelivery", *_FILTER_KEYS),
+    "https": ("name", "protocol", "url", "rawMessageDelivery", "deliveryPolicy", *_FILTER_KEYS),
+    "lambda": ("name", "protocol", "functionArn", *_FILTER_KEYS),
 }
 
 
@@ -317,6 +326,8 @@ def _names(
 ) -> tuple[str, ...]:
     names: list[str] = []
     for j, value in enumerate(check.array(obj.get(key, []), f"{path}.{key}")):
+        if check.is_invalid("endpoint", value):
+            continue
         if not isinstance(value, str) or value not in endpoints:
             check.fail(
                 f"{path}.{key}[{j}]",
@@ -391,11 +402,15 @@ def _parse_subscriptions(
         if fifo and protocol != "sqs":
             check.fail(f"{path}.protocol", "FIFO topics deliver only to SQS queues")
             continue
+        policy_scope = _filter_policy_scope(check, obj, path)
         base = TopicSubscription(
             name,
             protocol,
             raw_message_delivery=check.boolean(obj, "rawMessageDelivery", path, protocol == "sqs"),
-            filter_policy=_filter_policy(check, obj.get("filterPolicy"), f"{path}.filterPolicy"),
+            filter_policy=_filter_policy(
+                check, obj.get("filterPolicy"), f"{path}.filterPolicy", policy_scope
+            ),
+            filter_policy_scope=policy_scope,
         )
         parse = {"sqs": _sqs, "https": _https, "lambda": _lambda}[protocol]
         subscription = parse(scope, obj, path, base)
@@ -404,31 +419,40 @@ def _parse_subscriptions(
     return result
 
 
-def _filter_policy(check: FieldChecker, raw: Any, path: str) -> Mapping[str, Any] | None:
+def _filter_policy(
+    check: FieldChecker, raw: Any, path: str, scope: FilterPolicyScope
+) -> Mapping[str, Any] | None:
+    """The subscription's filter policy if SNS would accept it (see :mod:`.filter_policy`)."""
     if raw is None:
         return None
     obj = check.obj(raw, path)
     if obj is None:
         return None
-    if not obj:
+    problems = filter_policy_problems(obj, scope, path)
+    for field_path, rule in problems:
+        check.fail(field_path, rule)
+    return None if problems else dict(obj)
+
+
+def _filter_policy_scope(
+    check: FieldChecker, obj: Mapping[str, Any], path: str
+) -> FilterPolicyScope:
+    raw = obj.get("filterPolicyScope", FilterPolicyScope.MESSAGE_ATTRIBUTES.value)
+    try:
+        return FilterPolicyScope(raw)
+    except ValueError:
         check.fail(
-            path, "an empty filter policy matches nothing useful; remove it or add attributes"
+            f"{path}.filterPolicyScope",
+            f"must be one of {', '.join(s.value for s in FilterPolicyScope)}, got {raw!r}",
         )
-        return None
-    for key, value in obj.items():
-        if not isinstance(value, list | Mapping):
-            check.fail(
-                f"{path}.{key}",
-                "each attribute takes a list of values or a nested object (SNS filter policy syntax)",
-            )
-    return dict(obj)
+        return FilterPolicyScope.MESSAGE_ATTRIBUTES
 
 
 def _sqs(
     scope: _Scope, obj: Mapping[str, Any], path: str, base: TopicSubscription
 ) -> TopicSubscription | None:
     endpoint = scope.check.string(obj, "endpoint", path)
-    if endpoint is None:
+    if endpoint is None or scope.check.is_invalid("endpoint", endpoint):
         return None
     if endpoint not in scope.endpoints:
         scope.check.fail(
@@ -457,6 +481,10 @@ def _https(
             f"{url!r} must be an https:// URL with a host (plain http sends messages in clear)",
         )
         return None
+    problem = _url_problem(url)
+    if problem:
+        scope.check.fail(f"{path}.url", problem)
+        return None
     policy: HttpDeliveryPolicy | None = None
     if "deliveryPolicy" in obj:
         raw = scope.check.obj(obj["deliveryPolicy"], f"{path}.deliveryPolicy")
@@ -468,6 +496,31 @@ def _https(
             scope.check.fail(f"{path}.deliveryPolicy", str(error))
             return None
     return replace(base, url=url, delivery_policy=policy)
+
+
+def _url_problem(url: str) -> str | None:
+    """What SNS would refuse in an https URL the pattern admits: a port outside 1-65535, a
+    host that is no DNS name or IP address."""
+    parts = urllib.parse.urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    if port is not None and not 1 <= port <= MAX_PORT:
+        return f"{url!r}: the port must be from 1 to {MAX_PORT}"
+    host = parts.hostname or ""
+    labels = host.split(".")
+    if not all(HOST_LABEL.match(label) for label in labels) and not _is_ip(host):
+        return f"{url!r}: {host!r} is not a host name (letters, digits and '-' between dots)"
+    return None
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
 
 
 def _lambda(

@@ -17,6 +17,7 @@ from constructs_lib import (
     DeliveryLoggedTopic,
     DeliveryProtocol,
     EndpointQueue,
+    FilterPolicyScope,
     HttpDeliveryPolicy,
 )
 
@@ -191,6 +192,29 @@ def test_queue_subscriptions_are_raw_and_filtered(topic: Template) -> None:
     sqs = subscriptions_by_protocol(topic)["sqs"]
     assert sqs["RawMessageDelivery"] is True
     assert sqs["FilterPolicy"] == {"kind": ["billed"]}
+
+
+def test_a_policy_on_the_message_body_says_so_and_one_on_attributes_keeps_snss_default() -> None:
+    def build(stack: Stack) -> None:
+        topic = DeliveryLoggedTopic(stack, "T", topic_name="OrderBilled")
+        body = EndpointQueue(stack, "Body", endpoint_name="Body")
+        plain = EndpointQueue(stack, "Plain", endpoint_name="Plain")
+        topic.add_queue_subscription(
+            "Body",
+            body,
+            filter_policy={"order": {"total": [{"numeric": [">", 100]}]}},
+            filter_policy_scope=FilterPolicyScope.MESSAGE_BODY,
+        )
+        topic.add_queue_subscription("Plain", plain, filter_policy={"kind": ["billed"]})
+
+    found = {
+        json.dumps(s["Properties"]["FilterPolicy"]): s["Properties"].get("FilterPolicyScope")
+        for s in resources(synth(build), "AWS::SNS::Subscription")
+    }
+    assert found == {
+        '{"order": {"total": [{"numeric": [">", 100]}]}}': "MessageBody",
+        '{"kind": ["billed"]}': None,
+    }
 
 
 def test_https_subscriptions_carry_the_validated_delivery_policy(topic: Template) -> None:

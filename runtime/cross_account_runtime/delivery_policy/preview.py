@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from cross_account_runtime.common.strict_json import object_without_duplicates
 from cross_account_runtime.delivery_policy.policy import (
     BACKOFF_ASSUMPTION,
     BACKOFF_CURVES,
@@ -88,13 +89,22 @@ def _load(arguments: argparse.Namespace) -> HttpDeliveryPolicy:
     else:
         source = str(arguments.file)
         try:
-            text = arguments.file.read_text(encoding="utf-8")
+            text = arguments.file.read_bytes().decode("utf-8-sig")
         except OSError as error:
             raise DeliveryPolicyError(f"{source}: cannot read the file ({error})") from error
+        except UnicodeDecodeError as error:
+            raise DeliveryPolicyError(
+                f"{source}: is not UTF-8 (byte 0x{error.object[error.start]:02x} at offset "
+                f"{error.start}); save it as UTF-8"
+            ) from error
+    if not text.strip():
+        raise DeliveryPolicyError(f"{source}: is empty; give the DeliveryPolicy JSON")
     try:
-        document = json.loads(text)
+        document = json.loads(text, object_pairs_hook=object_without_duplicates)
     except json.JSONDecodeError as error:
         raise DeliveryPolicyError(f"{source}: not valid JSON ({error})") from error
+    except ValueError as error:
+        raise DeliveryPolicyError(f"{source}: {error}; remove one") from error
     return HttpDeliveryPolicy.from_json(document)
 
 

@@ -475,6 +475,23 @@ def test_the_preview_exits_2_on_bad_input_naming_the_field(
     assert named in captured.err
 
 
+@pytest.mark.parametrize(
+    ("content", "named"),
+    [
+        ('{"healthyRetryPolicy": {"numRetries": 3}}'.encode("latin-1") + b"\xe9", "is not UTF-8"),
+        (b"  \n", "is empty"),
+        (b'{"healthyRetryPolicy": {}, "healthyRetryPolicy": {}}', "appears twice"),
+    ],
+)
+def test_a_policy_file_that_is_not_one_json_document_exits_2_naming_it(
+    content: bytes, named: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "policy.json"
+    path.write_bytes(content)
+    assert main(["--file", str(path)]) == 2
+    assert named in capsys.readouterr().err
+
+
 def test_the_preview_runs_as_a_module() -> None:
     command = [sys.executable, "-m", "cross_account_runtime.delivery_policy.preview"]
     good = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)

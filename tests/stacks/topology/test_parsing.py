@@ -247,7 +247,7 @@ def test_fifo_endpoints_get_fifo_queue_and_dlq_names(document: dict[str, Any]) -
         (
             lambda d: d["topics"][0]["subscriptions"][0].update(filterPolicy={}),
             "topology.topics[0].subscriptions[0].filterPolicy",
-            "empty filter policy",
+            "is an empty object, which SNS refuses",
         ),
         (
             lambda d: (
@@ -363,3 +363,16 @@ def test_a_relay_queue_may_not_take_an_existing_queue_name(document: dict[str, A
         "account 'Sales', but that name is also used by endpoint 'Billing2''s queue" in rule
         for _, rule in problems
     )
+
+
+def test_a_nested_filter_policy_on_the_message_body_is_accepted_with_its_scope(
+    document: dict[str, Any],
+) -> None:
+    subscription = document["topics"][0]["subscriptions"][0]
+    subscription["filterPolicy"] = {
+        "order": {"total": [{"numeric": [">=", 100, "<", 500]}], "$or": [{"a": ["x"]}, {"b": [1]}]}
+    }
+    subscription["filterPolicyScope"] = "MessageBody"
+    (parsed, *_) = parse_topology(document).topics[0].subscriptions
+    assert parsed.filter_policy_scope == "MessageBody"
+    assert parsed.filter_policy == subscription["filterPolicy"]
