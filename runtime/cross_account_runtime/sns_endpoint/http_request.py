@@ -16,16 +16,17 @@ of another shape (a direct invocation with a hand-made or empty event, another t
 request at all, and answering it 500 would have it retried in vain.
 
 The body is bounded before anything parses it (:data:`MAX_BODY_BYTES`) and read as one JSON
-object in UTF-8 without repeated names: the endpoint is public, so a flood of large or
-ambiguous bodies must cost nothing. Every problem is an :class:`HttpRequestError` carrying the
+object in UTF-8 without repeated names, nested no deeper than the parser can go, and holding
+Unicode text only: the endpoint is public, so a flood of large, ambiguous or hostile bodies
+must cost nothing and crash nothing. Every problem is an :class:`HttpRequestError` carrying the
 4xx status to answer, because no retry of such a request can succeed.
 """
 
 from __future__ import annotations
 
 import base64
-import binascii
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -45,6 +46,9 @@ _PROXY_EVENT: Final = (
     "invoke this handler through a Lambda function URL or an API Gateway proxy integration, "
     "or give it an event of their shape (payload 1.0 or 2.0)"
 )
+# JSON may escape a lone surrogate (\ud800), which Python keeps in a string but no UTF-8
+# encoder accepts: the signature check encodes every signed field.
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 _NO_METHOD: Final = (
     "event: no requestContext.http.method (function URL, HTTP API) nor httpMethod "
     "(REST API); invoke this handler through one of them"
@@ -96,7 +100,7 @@ class HttpRequest:
                 raise HttpRequestError(413, f"body: larger than {MAX_BODY_BYTES} bytes")
             try:
                 raw = base64.b64decode(self.body, validate=True)
-            except binascii.Error as error:
+            except ValueError as error:  # binascii.Error, or not ASCII
                 raise HttpRequestError(
                     400, f"body: isBase64Encoded is true but the body is not base64 ({error})"
                 ) from error
@@ -110,8 +114,18 @@ class HttpRequest:
             message = json.loads(raw.decode("utf-8"), object_pairs_hook=object_without_duplicates)
         except (UnicodeDecodeError, ValueError) as error:
             raise HttpRequestError(400, f"body: not a JSON document in UTF-8 ({error})") from error
+        except RecursionError as error:
+            raise HttpRequestError(
+                400, "body: JSON nested too deeply to read; SNS nests objects three deep"
+            ) from error
         if not isinstance(message, dict):
             raise HttpRequestError(400, f"body: a JSON {type(message).__name__}, not an object")
+        if _has_lone_surrogate(message):
+            raise HttpRequestError(
+                400,
+                "body: a JSON string escapes a lone surrogate (such as \\ud800), which is not "
+                "Unicode text; SNS sends only Unicode text",
+            )
         return message
 
 
@@ -164,6 +178,23 @@ def _object(value: object, field: str, expected: str = "an object") -> Mapping[s
     if not isinstance(value, Mapping):
         raise _wrong_type(field, value, expected)
     return value
+
+
+def _has_lone_surrogate(document: object) -> bool:
+    """Whether a name or a string anywhere in ``document`` holds a lone surrogate; iterative,
+    as the document may nest as deep as the parser went."""
+    pending = [document]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, str):
+            if _SURROGATE.search(value):
+                return True
+        elif isinstance(value, dict):
+            pending.extend(value)
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            pending.extend(value)
+    return False
 
 
 def _wrong_type(field: str, value: object, expected: str) -> HttpRequestError:

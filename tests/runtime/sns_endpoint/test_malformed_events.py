@@ -187,6 +187,27 @@ BAD_EVENTS = [
         400,
         "isBase64Encoded: a string, not true or false",
     ),
+    BadEvent(
+        "base64 body is plain text",
+        function_url(
+            json.dumps({**NOTIFICATION, "Subject": "Commande passée"}, ensure_ascii=False),
+            isBase64Encoded=True,
+        ),
+        400,
+        "body: isBase64Encoded is true but the body is not base64",
+    ),
+    BadEvent(
+        "body nests too deeply",
+        function_url("[" * 100_000),
+        400,
+        "body: JSON nested too deeply to read",
+    ),
+    BadEvent(
+        "body escapes a lone surrogate",
+        function_url(json.dumps({**NOTIFICATION, "Message": "\ud800"})),
+        400,
+        "body: a JSON string escapes a lone surrogate",
+    ),
 ]
 
 
