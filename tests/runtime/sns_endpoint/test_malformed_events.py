@@ -208,6 +208,12 @@ BAD_EVENTS = [
         400,
         "body: a JSON string escapes a lone surrogate",
     ),
+    BadEvent(
+        "Signature is not ASCII",
+        function_url(json.dumps({**NOTIFICATION, "Signature": "Zm9vYmFy…"})),
+        400,
+        "Signature: is not valid base64",
+    ),
 ]
 
 
