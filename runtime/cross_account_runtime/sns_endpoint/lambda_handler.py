@@ -24,7 +24,6 @@ from cross_account_runtime.sns_endpoint.receiver import Answer, AnswerOutcome, S
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
     from typing import Any
 
 
@@ -34,7 +33,7 @@ def _default_receiver() -> SnsHttpsReceiver:
     return SnsHttpsReceiver.from_environment(os.environ)
 
 
-def handler(event: Mapping[str, Any], context: Any) -> dict[str, object]:
+def handler(event: object, context: Any) -> dict[str, object]:
     """The Lambda entry point.
 
     A configuration error answers 500 to every delivery, so that SNS keeps retrying until the

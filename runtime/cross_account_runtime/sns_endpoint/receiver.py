@@ -2,8 +2,10 @@
 
 Each POST is:
 
-1. bounded (:data:`~cross_account_runtime.sns_endpoint.http_request.MAX_BODY_BYTES`) and parsed
-   as a JSON object without repeated names (:mod:`cross_account_runtime.sns_endpoint.http_request`);
+1. read from the Lambda event, whose shape is checked (a malformed event is a 400 naming the
+   field, never a 500 to retry), bounded
+   (:data:`~cross_account_runtime.sns_endpoint.http_request.MAX_BODY_BYTES`) and parsed as a JSON
+   object without repeated names (:mod:`cross_account_runtime.sns_endpoint.http_request`);
 2. matched against the ``x-amz-sns-message-type`` header (and ``x-amz-sns-topic-arn`` if sent);
 3. refused unless its ``TopicArn`` is on the allow-list and its ``Timestamp`` is within the
    replay window;
@@ -50,12 +52,7 @@ from cross_account_runtime.sns_endpoint.dedupe import (
     DynamoDbDedupe,
 )
 from cross_account_runtime.sns_endpoint.handler_loading import load_notification_handler
-from cross_account_runtime.sns_endpoint.http_request import (
-    HttpRequestError,
-    http_headers,
-    http_method,
-    json_body,
-)
+from cross_account_runtime.sns_endpoint.http_request import HttpRequestError, read_request
 from cross_account_runtime.sns_endpoint.notification import Notification
 from cross_account_runtime.sns_endpoint.signature import (
     NOTIFICATION,
@@ -177,8 +174,9 @@ class SnsHttpsReceiver:
             )
         return cls(config, load_notification_handler(config.handler_path), **dependencies)
 
-    def __call__(self, event: Mapping[str, Any], context: Any = None) -> dict[str, object]:
-        """Handle one delivery and return the proxy response; never raises."""
+    def __call__(self, event: object, context: Any = None) -> dict[str, object]:
+        """Handle one delivery and return the proxy response; never raises. ``event`` is
+        whatever Lambda was invoked with: its shape is checked before anything reads it."""
         facts: dict[str, object] = {}
         try:
             answer = self._handle(event, context, facts)
@@ -192,17 +190,16 @@ class SnsHttpsReceiver:
         self._log(answer, facts, context)
         return answer.response()
 
-    def _handle(self, event: Mapping[str, Any], context: Any, facts: dict[str, object]) -> Answer:
+    def _handle(self, event: object, context: Any, facts: dict[str, object]) -> Answer:
         try:
-            method = http_method(event)
-            if method != "POST":
+            request = read_request(event)
+            if request.method != "POST":
                 raise _EarlyAnswerError(
                     405,
                     AnswerOutcome.REJECTED,
-                    f"method {method} not allowed; SNS delivers with POST",
+                    f"method {request.method} not allowed; SNS delivers with POST",
                 )
-            headers = http_headers(event)
-            message = json_body(event)
+            message = request.json_body()
         except HttpRequestError as error:
             raise _EarlyAnswerError(error.status, AnswerOutcome.REJECTED, error.reason) from error
         try:
@@ -212,7 +209,7 @@ class SnsHttpsReceiver:
                 message_id=message.get("MessageId"),
                 topic_arn=message.get("TopicArn"),
             )
-            header_type = headers.get(MESSAGE_TYPE_HEADER)
+            header_type = request.headers.get(MESSAGE_TYPE_HEADER)
             if header_type is None:
                 raise _EarlyAnswerError(
                     400,
@@ -227,7 +224,7 @@ class SnsHttpsReceiver:
                     f"{message_type!r}",
                 )
             topic_arn = text_field(message, "TopicArn")
-            header_topic = headers.get(TOPIC_ARN_HEADER)
+            header_topic = request.headers.get(TOPIC_ARN_HEADER)
             if header_topic is not None and header_topic != topic_arn:
                 raise _EarlyAnswerError(
                     400,

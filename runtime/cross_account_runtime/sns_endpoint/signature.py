@@ -23,7 +23,6 @@ rest of a cold start, and messages that fail the cheap checks never need it.
 from __future__ import annotations
 
 import base64
-import binascii
 import re
 import threading
 import time
@@ -421,7 +420,7 @@ def _decode_signature(text: str) -> bytes:
     """The bytes of the base64 ``Signature``; :class:`MalformedSnsMessageError` if it is not base64."""
     try:
         signature = base64.b64decode(text, validate=True)
-    except binascii.Error as error:
+    except ValueError as error:  # binascii.Error, or not ASCII
         raise MalformedSnsMessageError("Signature", f"is not valid base64 ({error})") from error
     if not signature:
         raise MalformedSnsMessageError("Signature", "is empty")

@@ -12,9 +12,7 @@ import pytest
 from cross_account_runtime.sns_endpoint.http_request import (
     MAX_BODY_BYTES,
     HttpRequestError,
-    http_headers,
-    http_method,
-    json_body,
+    read_request,
 )
 from tests.runtime.sns_endpoint.conftest import function_url_event
 
@@ -24,33 +22,38 @@ def rest_api_event(**fields: Any) -> dict[str, Any]:
     return {"resource": "/", "path": "/", "httpMethod": "post", **fields}
 
 
+def base64_event(body: str) -> dict[str, Any]:
+    """A function URL event whose ``body`` is given as is, flagged as base64."""
+    return {**function_url_event(""), "body": body, "isBase64Encoded": True}
+
+
 def test_the_method_is_read_from_either_payload_version_in_upper_case() -> None:
-    assert http_method(rest_api_event()) == "POST"
-    assert http_method(function_url_event("{}", method="get")) == "GET"
+    assert read_request(rest_api_event()).method == "POST"
+    assert read_request(function_url_event("{}", method="get")).method == "GET"
 
 
 def test_an_event_without_a_method_is_a_400_naming_where_the_method_is_read() -> None:
     with pytest.raises(HttpRequestError, match=r"no requestContext\.http\.method") as raised:
-        http_method({"body": "{}"})
+        read_request({"body": "{}"})
     assert raised.value.status == 400
 
 
 def test_header_names_are_lower_cased_as_http_compares_them() -> None:
     event = rest_api_event(headers={"X-Amz-Sns-Message-Type": "Notification"})
-    assert http_headers(event) == {"x-amz-sns-message-type": "Notification"}
-    assert http_headers(rest_api_event(headers=None)) == {}
+    assert read_request(event).headers == {"x-amz-sns-message-type": "Notification"}
+    assert read_request(rest_api_event(headers=None)).headers == {}
 
 
 @pytest.mark.parametrize("base64_encoded", [False, True], ids=["text", "base64"])
 def test_the_body_is_one_json_object(base64_encoded: bool) -> None:
     event = function_url_event({"Type": "Notification"}, base64_encoded=base64_encoded)
-    assert json_body(event) == {"Type": "Notification"}
+    assert read_request(event).json_body() == {"Type": "Notification"}
 
 
 def test_a_body_of_exactly_the_bound_is_read() -> None:
     document = json.dumps({"Message": ""})
     body = document[:-1] + " " * (MAX_BODY_BYTES - len(document)) + "}"
-    assert json_body(function_url_event(body)) == {"Message": ""}
+    assert read_request(function_url_event(body)).json_body() == {"Message": ""}
 
 
 @pytest.mark.parametrize(
@@ -68,17 +71,17 @@ def test_a_body_of_exactly_the_bound_is_read() -> None:
             f"body: larger than {MAX_BODY_BYTES} bytes",
         ),
         (
-            {"body": "x" * (2 * MAX_BODY_BYTES), "isBase64Encoded": True},
+            base64_event("x" * (2 * MAX_BODY_BYTES)),
             413,
             f"body: larger than {MAX_BODY_BYTES} bytes",
         ),
         (
-            {"body": "not*base64", "isBase64Encoded": True},
+            base64_event("not*base64"),
             400,
             "body: isBase64Encoded is true but the body is not base64",
         ),
         (
-            {"body": base64.b64encode(b'{"Type": "\xff"}').decode(), "isBase64Encoded": True},
+            base64_event(base64.b64encode(b'{"Type": "\xff"}').decode()),
             400,
             "body: not a JSON document in UTF-8",
         ),
@@ -104,6 +107,6 @@ def test_a_body_sns_would_never_send_is_refused_with_its_status(
     event: dict[str, Any], status: int, reason: str
 ) -> None:
     with pytest.raises(HttpRequestError) as raised:
-        json_body(event)
+        read_request(event).json_body()
     assert raised.value.status == status
     assert reason in raised.value.reason

@@ -64,3 +64,17 @@ def test_the_entry_point_builds_its_endpoint_from_the_environment_once(
     assert receiver.process is record_notification
     monkeypatch.setenv("SNS_ENDPOINT_REPLAY_WINDOW_SECONDS", "120")
     assert lambda_handler._default_receiver() is receiver
+
+
+@pytest.mark.usefixtures("fresh_default_receiver")
+def test_the_entry_point_answers_400_to_an_invocation_without_an_event(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An invocation whose payload is JSON ``null`` is a bad request, not a failure to retry."""
+    for name, value in VALID_ENVIRONMENT.items():
+        monkeypatch.setenv(name, value)
+    response = lambda_handler.handler(None, None)
+    assert response["statusCode"] == 400
+    assert response_body(response)["reason"].startswith("event: null, not an object")
+    log = json.loads(capsys.readouterr().out)
+    assert (log["level"], log["outcome"]) == ("WARNING", "rejected")
