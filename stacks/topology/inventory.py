@@ -18,6 +18,7 @@ from constructs_lib.queue_naming import (
     dead_letter_queue_name,
     delay_queue_name,
     ingress_queue_name,
+    key_alias_name,
     subscription_dead_letter_queue_name,
 )
 from stacks.topology.bridge import plan_bridge
@@ -32,6 +33,9 @@ class PlannedQueue:
     name: str
     role: str
     path: str
+    keyed: bool = False
+    """The queue gets its own key, aliased ``alias/messaging/<queue>`` (``.`` read as ``-``);
+    dead-letter and delay queues share their queue's."""
 
 
 Problem = tuple[str, str]
@@ -44,7 +48,13 @@ def planned_queues(topology: Topology) -> tuple[list[PlannedQueue], list[Problem
     problems: list[Problem] = []
 
     def add(
-        account: str, role: str, path: str, build: Callable[[str], str], base: str
+        account: str,
+        role: str,
+        path: str,
+        build: Callable[[str], str],
+        base: str,
+        *,
+        keyed: bool = False,
     ) -> str | None:
         """Plan the queue ``build(base)`` names (``str`` for a name given whole)."""
         try:
@@ -52,13 +62,13 @@ def planned_queues(topology: Topology) -> tuple[list[PlannedQueue], list[Problem
         except QueueNameError as error:
             problems.append((path, f"{role}: {error}"))
             return None
-        queues.append(PlannedQueue(account, name, role, path))
+        queues.append(PlannedQueue(account, name, role, path, keyed))
         return name
 
     bridge = plan_bridge(topology)
     for queue in topology.all_queues:
         what = "the error queue" if queue.is_error_queue else f"endpoint {queue.name!r}"
-        add(queue.account, f"{what}'s queue", queue.path, str, queue.queue_name)
+        add(queue.account, f"{what}'s queue", queue.path, str, queue.queue_name, keyed=True)
         add(
             queue.account,
             f"{what}'s dead-letter queue",
@@ -81,6 +91,7 @@ def planned_queues(topology: Topology) -> tuple[list[PlannedQueue], list[Problem
                 queue.path,
                 ingress_queue_name,
                 queue.queue_name,
+                keyed=True,
             )
             if ingress is not None:
                 add(
@@ -92,7 +103,7 @@ def planned_queues(topology: Topology) -> tuple[list[PlannedQueue], list[Problem
                 )
     for shadow in bridge.shadows:
         role = f"the bridge's shadow queue for {shadow.reason}"
-        add(shadow.account, role, shadow.path, str, shadow.queue_name)
+        add(shadow.account, role, shadow.path, str, shadow.queue_name, keyed=True)
         add(
             shadow.account,
             f"{role}'s dead-letter queue",
@@ -129,6 +140,7 @@ def planned_queues(topology: Topology) -> tuple[list[PlannedQueue], list[Problem
 def name_clashes(queues: list[PlannedQueue]) -> Iterator[Problem]:
     """A problem for every queue whose name an earlier queue of its account already has."""
     first: dict[tuple[str, str], PlannedQueue] = {}
+    aliases: dict[tuple[str, str], PlannedQueue] = {}
     for queue in queues:
         known = first.setdefault((queue.account, queue.name), queue)
         if known is not queue:
@@ -137,4 +149,16 @@ def name_clashes(queues: list[PlannedQueue]) -> Iterator[Problem]:
                 f"{queue.role} would be named {queue.name!r} in account {queue.account!r}, but "
                 f"that name is also used by {known.role} ({known.path}); rename an endpoint or "
                 "give one a queueNamePrefix",
+            )
+            continue
+        if not queue.keyed:
+            continue
+        alias = key_alias_name(queue.name)
+        owner = aliases.setdefault((queue.account, alias), queue)
+        if owner is not queue:
+            yield (
+                queue.path,
+                f"{queue.role} ({queue.name!r}) and {owner.role} ({owner.name!r}, {owner.path}) "
+                f"would both need the key alias {alias!r} in account {queue.account!r} (a "
+                "queue's '.' reads as '-' there); rename one",
             )
