@@ -33,6 +33,7 @@ from cross_account_runtime.delivery_report.normalize import (
 )
 from cross_account_runtime.delivery_report.report import render_report
 from cross_account_runtime.delivery_report.summary import build_summary, collect_aggregates
+from cross_account_runtime.delivery_report.thresholds import ParsedThreshold, check_parsed
 
 SUMMARY_FILE = "summary.json"
 REPORT_FILE = "report.html"
@@ -71,12 +72,13 @@ NO_DICTIONARY = {
 
 @dataclass(frozen=True)
 class JobConfig:
-    """What to read, where to write, and how."""
+    """What to read, where to write, how, and how much of it must parse."""
 
     inputs: tuple[str, ...]
     output: str
     layout: str = "auto"
     s3_scheme: str = "s3a"
+    threshold: ParsedThreshold = field(default_factory=ParsedThreshold)
 
 
 @dataclass
@@ -86,7 +88,11 @@ class JobResult:
 
 
 def run(spark: SparkSession, config: JobConfig) -> JobResult:
-    """Run the job on an existing session; raises ``AccountingError`` if records went missing."""
+    """Run the job on an existing session.
+
+    Raises ``AccountingError`` if records went missing and ``TooLittleParsedError`` (after
+    writing the report, whose rejects explain it) if too little of the input parsed.
+    """
     spark.conf.set("spark.sql.session.timeZone", "UTC")
     timings: dict[str, float] = {}
     started = time.perf_counter()
@@ -127,6 +133,7 @@ def run(spark: SparkSession, config: JobConfig) -> JobResult:
             f"records read ({accounting['records_read']}) != parsed ({accounting['records_parsed']})"
             f" + rejected ({accounting['records_rejected']}): records were lost between stages",
         )
+    check_parsed(summary, config.threshold, config.inputs, f"{output}/{SUMMARY_FILE}")
     return JobResult(summary=summary, timings=timings)
 
 
@@ -209,6 +216,9 @@ def build_session(master: str | None, driver_memory: str | None, app_name: str) 
     return spark
 
 
-def print_timings(result: JobResult, stream: Any = sys.stderr) -> None:
-    """One line of timings for logs and the benchmark."""
-    print(json.dumps({"timings": {k: round(v, 3) for k, v in result.timings.items()}}), file=stream)
+def print_timings(result: JobResult) -> None:
+    """One line of timings on stderr for logs and the benchmark."""
+    print(
+        json.dumps({"timings": {k: round(v, 3) for k, v in result.timings.items()}}),
+        file=sys.stderr,
+    )

@@ -1,0 +1,139 @@
+"""Bad input through the command line: the exit code, and a last line naming the side, the
+path and the cause.
+
+The cases run the command line's job on the run's Spark session (``execute``; ``main`` would
+stop it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from pyspark.sql import SparkSession
+
+from cross_account_runtime.delivery_report.cli import execute, parse_args
+from cross_account_runtime.delivery_report.job import JobConfig, run
+from tests.runtime.delivery_report.conftest import write_lines
+from tests.runtime.delivery_report.test_golden import LAMBDA, TLS
+
+pytestmark = pytest.mark.spark
+
+ERROR = "delivery_report: error: "
+
+
+def _binary(folder: Path, spark: SparkSession) -> None:
+    folder.mkdir(parents=True)
+    (folder / "blob.bin").write_bytes(bytes(range(256)) * 40)
+
+
+def _other_json(folder: Path, spark: SparkSession) -> None:
+    write_lines(
+        folder / "trail.json",
+        ['{"eventVersion":"1.08","eventName":"PutObject","awsRegion":"us-east-1"}'] * 5,
+    )
+
+
+def _previous_report(folder: Path, spark: SparkSession) -> None:
+    logs = folder.parent / "logs"
+    write_lines(logs / "records.jsonl", [LAMBDA, TLS])
+    run(spark, JobConfig(inputs=(str(logs),), output=str(folder)))
+
+
+def _one_record_in_four(folder: Path, spark: SparkSession) -> None:
+    write_lines(folder / "mixed.jsonl", [LAMBDA, "GET /index.html 200", "<html>", "}"])
+
+
+@dataclass(frozen=True)
+class Case:
+    """An input the job is pointed at, and what the command line must answer."""
+
+    name: str
+    write_input: Callable[[Path, SparkSession], None]
+    exit_code: int
+    last_line: tuple[str, ...]
+    """Fragments of the last line; ``{input}`` is the input folder."""
+    options: tuple[str, ...] = ()
+
+
+CASES = [
+    Case(
+        "binary file",
+        _binary,
+        5,
+        (
+            "input {input}: parsed 0 of ",
+            " records (0.0%), need at least 1 (--min-parsed-records); rejected: not_json ",
+            "(e.g. file:{input}/blob.bin); point --input at SNS delivery-status logs",
+        ),
+    ),
+    Case(
+        "JSON that is not a delivery-status log",
+        _other_json,
+        5,
+        (
+            "input {input}: parsed 0 of 5 records (0.0%)",
+            "rejected: not_a_delivery_record 5 (e.g. file:{input}/trail.json)",
+        ),
+    ),
+    Case(
+        "a previous report",
+        _previous_report,
+        5,
+        ("input {input}: parsed 0 of ", "rejected: not_json ", "summary.json)"),
+    ),
+    Case(
+        "mostly not records",
+        _one_record_in_four,
+        5,
+        (
+            "input {input}: parsed 1 of 4 records (25.0%), need at least 50.0% "
+            "(--min-parsed-fraction); rejected: not_json 3",
+        ),
+    ),
+    Case(
+        "mostly not records, with a lower threshold",
+        _one_record_in_four,
+        0,
+        ('{"timings": ',),
+        ("--min-parsed-fraction", "0.2"),
+    ),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
+def test_bad_input_exits_non_zero_naming_the_file_and_the_cause(
+    case: Case,
+    spark: SparkSession,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    folder = tmp_path / "input"
+    case.write_input(folder, spark)
+    argv = ["--input", str(folder), "--output", str(tmp_path / "out"), *case.options]
+    assert execute(spark, parse_args(argv)) == case.exit_code
+    last = capsys.readouterr().err.splitlines()[-1]
+    for fragment in case.last_line:
+        assert fragment.replace("{input}", str(folder)) in last
+    assert last.startswith(ERROR) == (case.exit_code != 0)
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("--min-parsed-records", "-1", "'-1' is not a whole number >= 0; pass e.g. 1"),
+        ("--min-parsed-records", "some", "'some' is not a whole number >= 0"),
+        ("--min-parsed-fraction", "1.5", "'1.5' is not a number from 0 to 1; pass e.g. 0.5"),
+        ("--min-parsed-fraction", "half", "'half' is not a number from 0 to 1"),
+        ("--min-parsed-fraction", "nan", "'nan' is not a number from 0 to 1"),
+    ],
+)
+def test_a_threshold_out_of_range_is_refused_by_the_command_line(
+    option: str, value: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        parse_args(["--input", "in", "--output", "out", option, value])
+    assert exited.value.code == 2
+    assert message in capsys.readouterr().err
