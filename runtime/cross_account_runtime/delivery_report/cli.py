@@ -4,8 +4,8 @@ The scheduled run instead passes ``--bucket s3://BUCKET --scheduled-time TIME``:
 previous UTC day's prefix of the analytics bucket and writes the report next to the logs
 (:mod:`cross_account_runtime.delivery_report.bucket_layout`).
 
-Exit codes: those of the errors in ``errors.py``, and 3 when Spark could not read the input (a
-corrupt ``.gz`` file, an unreachable bucket). The reason is printed on stderr.
+A failure ends the output with one line, ``delivery_report: error: <side> <path>: <cause>;
+<fix>``, and the exit code of its kind (``errors.py``).
 """
 
 from __future__ import annotations
@@ -15,8 +15,6 @@ import json
 import sys
 from collections.abc import Sequence
 
-from py4j.protocol import Py4JJavaError  # type: ignore[import-untyped]
-from pyspark.errors import PySparkException
 from pyspark.sql import SparkSession
 
 from cross_account_runtime.delivery_report.bucket_layout import (
@@ -157,12 +155,6 @@ def execute(spark: SparkSession, args: argparse.Namespace) -> int:
         result = run(spark, config)
     except JobError as error:
         return _fail(error)
-    except (Py4JJavaError, PySparkException) as error:
-        first_line = (
-            str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        )
-        print(f"{PROG}: error: Spark could not read the input: {first_line}", file=sys.stderr)
-        return 3
     accounting = result.summary["accounting"]
     print(
         json.dumps(

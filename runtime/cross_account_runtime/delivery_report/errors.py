@@ -40,9 +40,30 @@ class SideError(JobError):
         self.cause = cause
 
 
+class InputUnreadableError(SideError):
+    """An input could not be listed or read (a truncated or corrupt ``.gz``, an unreachable
+    bucket)."""
+
+    side = "input"
+    exit_code = 3
+
+
+class OutputUnwritableError(SideError):
+    """The output location cannot take the report (a file in the way, no permission, no space)."""
+
+    side = "output"
+    exit_code = 4
+
+
 class TooLittleParsedError(SideError):
     """The input was read but too little of it is delivery-status records (the wrong prefix,
     binary files, other JSON, a previous report): the report was written, the run is not good."""
 
     side = "input"
     exit_code = 5
+
+
+class SparkFailureError(JobError):
+    """Spark failed and neither the input nor the output is named in its error."""
+
+    exit_code = 6

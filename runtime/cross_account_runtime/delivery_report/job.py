@@ -24,6 +24,7 @@ from pyspark.sql import functions as sf
 from cross_account_runtime.delivery_report.detect import Layout
 from cross_account_runtime.delivery_report.errors import AccountingError
 from cross_account_runtime.delivery_report.inputs import InputFile, list_input_files
+from cross_account_runtime.delivery_report.java_errors import SPARK_ERRORS
 from cross_account_runtime.delivery_report.layouts import units_for_files
 from cross_account_runtime.delivery_report.normalize import (
     PARSED,
@@ -32,6 +33,7 @@ from cross_account_runtime.delivery_report.normalize import (
     with_outcome,
 )
 from cross_account_runtime.delivery_report.report import render_report
+from cross_account_runtime.delivery_report.spark_failures import explain
 from cross_account_runtime.delivery_report.summary import build_summary, collect_aggregates
 from cross_account_runtime.delivery_report.thresholds import ParsedThreshold, check_parsed
 
@@ -90,9 +92,17 @@ class JobResult:
 def run(spark: SparkSession, config: JobConfig) -> JobResult:
     """Run the job on an existing session.
 
-    Raises ``AccountingError`` if records went missing and ``TooLittleParsedError`` (after
-    writing the report, whose rejects explain it) if too little of the input parsed.
+    Raises a ``JobError``: ``AccountingError`` if records went missing, ``TooLittleParsedError``
+    (after writing the report, whose rejects explain it) if too little of the input parsed,
+    and for a Spark failure the side it happened on (``spark_failures.explain``).
     """
+    try:
+        return _run(spark, config)
+    except SPARK_ERRORS as error:
+        raise explain(spark, error, config.output) from error
+
+
+def _run(spark: SparkSession, config: JobConfig) -> JobResult:
     spark.conf.set("spark.sql.session.timeZone", "UTC")
     timings: dict[str, float] = {}
     started = time.perf_counter()

@@ -7,21 +7,38 @@ stop it).
 
 from __future__ import annotations
 
+import gzip
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as sf
 
+from cross_account_runtime.delivery_report import job
 from cross_account_runtime.delivery_report.cli import execute, parse_args
 from cross_account_runtime.delivery_report.job import JobConfig, run
+from cross_account_runtime.delivery_report.normalize import with_outcome
 from tests.runtime.delivery_report.conftest import write_lines
 from tests.runtime.delivery_report.test_golden import LAMBDA, TLS
 
 pytestmark = pytest.mark.spark
 
 ERROR = "delivery_report: error: "
+EXPORT_LINES = [f"2024-08-27T10:10:33.576Z {LAMBDA}"] * 2000
+"""Enough export lines that half the gzip is well inside the compressed stream."""
+
+
+def _gzip_cut_in_half(folder: Path, spark: SparkSession) -> None:
+    data = gzip.compress("".join(f"{line}\n" for line in EXPORT_LINES).encode(), mtime=0)
+    folder.mkdir(parents=True)
+    (folder / "000000.gz").write_bytes(data[: len(data) // 2])
+
+
+def _gzip_with_a_bad_header(folder: Path, spark: SparkSession) -> None:
+    folder.mkdir(parents=True)
+    (folder / "000000.gz").write_bytes(b"\x1f\x8b" + b"not deflate" * 50)
 
 
 def _binary(folder: Path, spark: SparkSession) -> None:
@@ -59,6 +76,21 @@ class Case:
 
 
 CASES = [
+    Case(
+        "truncated gzip",
+        _gzip_cut_in_half,
+        3,
+        (
+            "input file://{input}/000000.gz: truncated gzip: the file ends after ",
+            " bytes, before the end of its compressed stream; copy the file again",
+        ),
+    ),
+    Case(
+        "corrupt gzip",
+        _gzip_with_a_bad_header,
+        3,
+        ("input file://{input}/000000.gz: corrupt gzip: Unknown compression method; copy",),
+    ),
     Case(
         "binary file",
         _binary,
@@ -118,6 +150,58 @@ def test_bad_input_exits_non_zero_naming_the_file_and_the_cause(
     for fragment in case.last_line:
         assert fragment.replace("{input}", str(folder)) in last
     assert last.startswith(ERROR) == (case.exit_code != 0)
+
+
+def test_an_input_hadoop_cannot_list_is_an_input_error(
+    spark: SparkSession, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["--input", "nosuchscheme://bucket/logs/", "--output", str(tmp_path / "out")]
+    assert execute(spark, parse_args(argv)) == 3
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"{ERROR}input nosuchscheme://bucket/logs/: cannot be listed: "
+        "org.apache.hadoop.fs.UnsupportedFileSystemException: No FileSystem for scheme "
+        '"nosuchscheme"; check the URI and the credentials, and that Hadoop has a connector for '
+        "its scheme (s3a:// needs hadoop-aws: --packages org.apache.hadoop:hadoop-aws:<version>; "
+        "on EMR pass --s3-scheme s3)"
+    )
+
+
+def test_spark_failing_to_write_is_an_output_error(
+    spark: SparkSession, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As with an S3 output, which cannot be checked before the job: Spark's write fails."""
+    write_lines(tmp_path / "in" / "records.jsonl", [LAMBDA])
+    argv = ["--input", str(tmp_path / "in"), "--output", "/proc/delivery-report"]
+    assert execute(spark, parse_args(argv)) == 4
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1].startswith(f"{ERROR}output file:/proc/delivery-report/records: cannot be ")
+    assert err[-1].endswith(
+        "; pass an --output you can write to (a directory, or an S3 prefix you may write)"
+    )
+
+
+def test_a_failure_naming_neither_side_says_so(
+    spark: SparkSession,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    write_lines(tmp_path / "in" / "records.jsonl", [LAMBDA])
+
+    def failing(classified: DataFrame) -> DataFrame:
+        return with_outcome(classified).withColumn(
+            "date", sf.raise_error(sf.lit("boom")).cast("string")
+        )
+
+    monkeypatch.setattr(job, "with_outcome", failing)
+    argv = ["--input", str(tmp_path / "in"), "--output", str(tmp_path / "out")]
+    assert execute(spark, parse_args(argv)) == 6
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"{ERROR}Spark failed and named neither an input file nor the output "
+        f"{str(tmp_path / 'out')!r}: org.apache.spark.SparkRuntimeException: "
+        "[USER_RAISED_EXCEPTION] boom SQLSTATE: P0001; rerun, and if it fails again report the "
+        "trace Spark printed above"
+    )
 
 
 @pytest.mark.parametrize(
