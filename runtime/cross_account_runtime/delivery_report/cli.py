@@ -26,6 +26,7 @@ from cross_account_runtime.delivery_report.detect import LAYOUT_CHOICES
 from cross_account_runtime.delivery_report.errors import JobError
 from cross_account_runtime.delivery_report.inputs import check_local_inputs
 from cross_account_runtime.delivery_report.job import JobConfig, build_session, print_timings, run
+from cross_account_runtime.delivery_report.outputs import check_local_output
 from cross_account_runtime.delivery_report.thresholds import (
     MIN_PARSED_FRACTION,
     MIN_PARSED_RECORDS,
@@ -130,6 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         check_local_inputs(args.input)
+        check_local_output(args.output, args.input)
     except JobError as error:
         return _fail(error)
     spark = build_session(args.master, args.driver_memory, app_name=PROG)

@@ -17,7 +17,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as sf
 
 from cross_account_runtime.delivery_report import job
-from cross_account_runtime.delivery_report.cli import execute, parse_args
+from cross_account_runtime.delivery_report.cli import execute, main, parse_args
 from cross_account_runtime.delivery_report.job import JobConfig, run
 from cross_account_runtime.delivery_report.normalize import with_outcome
 from tests.runtime.delivery_report.conftest import write_lines
@@ -202,6 +202,25 @@ def test_a_failure_naming_neither_side_says_so(
         "[USER_RAISED_EXCEPTION] boom SQLSTATE: P0001; rerun, and if it fails again report the "
         "trace Spark printed above"
     )
+
+
+@pytest.mark.parametrize(
+    ("output", "cause"),
+    [
+        ("out/file", "is a file, not a directory"),
+        ("out/file/report", "is under {tmp}/out/file, which is a file, not a directory"),
+        ("in/report", "overlaps the input {tmp}/in"),
+    ],
+)
+def test_an_output_that_cannot_be_written_fails_before_spark_starts(
+    output: str, cause: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_lines(tmp_path / "in" / "records.jsonl", [LAMBDA])
+    write_lines(tmp_path / "out" / "file", ["in the way"])
+    argv = ["--input", str(tmp_path / "in"), "--output", str(tmp_path / output)]
+    assert main(argv) == 4
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert last.startswith(f"{ERROR}output {tmp_path / output}: {cause.format(tmp=tmp_path)}; ")
 
 
 @pytest.mark.parametrize(
