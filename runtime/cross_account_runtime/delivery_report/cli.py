@@ -5,7 +5,8 @@ previous UTC day's prefix of the analytics bucket and writes the report next to 
 (:mod:`cross_account_runtime.delivery_report.bucket_layout`).
 
 A failure ends the output with one line, ``delivery_report: error: <side> <path>: <cause>;
-<fix>``, and the exit code of its kind (``errors.py``).
+<fix>``, and the exit code of its kind (``errors.py``); Spark's traces go to a debug log whose
+path is printed just before that line, never a Python traceback.
 """
 
 from __future__ import annotations
@@ -23,9 +24,14 @@ from cross_account_runtime.delivery_report.bucket_layout import (
     report_prefix,
 )
 from cross_account_runtime.delivery_report.detect import LAYOUT_CHOICES
-from cross_account_runtime.delivery_report.errors import JobError
+from cross_account_runtime.delivery_report.errors import InputError, JobError
 from cross_account_runtime.delivery_report.inputs import check_local_inputs
+from cross_account_runtime.delivery_report.java_errors import SPARK_ERRORS, root_cause
 from cross_account_runtime.delivery_report.job import JobConfig, build_session, print_timings, run
+from cross_account_runtime.delivery_report.jvm_logs import (
+    task_failures_off_the_console,
+    write_debug_log,
+)
 from cross_account_runtime.delivery_report.outputs import check_local_output
 from cross_account_runtime.delivery_report.thresholds import (
     MIN_PARSED_FRACTION,
@@ -134,7 +140,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         check_local_output(args.output, args.input)
     except JobError as error:
         return _fail(error)
-    spark = build_session(args.master, args.driver_memory, app_name=PROG)
+    try:
+        spark = build_session(args.master, args.driver_memory, app_name=PROG)
+    except SPARK_ERRORS as error:
+        given = " ".join(
+            f"{flag} {value}"
+            for flag, value in (("--master", args.master), ("--driver-memory", args.driver_memory))
+            if value
+        )
+        return _fail(
+            InputError(
+                f"Spark did not start ({given or 'no options'}): {root_cause(error)}; "
+                "check those options and that Java 17 or later is installed",
+            ),
+        )
     try:
         return execute(spark, args)
     finally:
@@ -154,8 +173,11 @@ def execute(spark: SparkSession, args: argparse.Namespace) -> int:
         threshold=ParsedThreshold(args.min_parsed_records, args.min_parsed_fraction),
     )
     try:
-        result = run(spark, config)
+        with task_failures_off_the_console(spark):
+            result = run(spark, config)
     except JobError as error:
+        if isinstance(error.__cause__, SPARK_ERRORS):
+            print(f"{PROG}: Spark's trace: {write_debug_log(spark, error)}", file=sys.stderr)
         return _fail(error)
     accounting = result.summary["accounting"]
     print(

@@ -37,7 +37,7 @@ INPUT_FIX = (
     "copy the file again from its source, or move it out of the input; no report was written"
 )
 OUTPUT_FIX = "pass an --output you can write to (a directory, or an S3 prefix you may write)"
-SPARK_FIX = "rerun, and if it fails again report the trace Spark printed above"
+SPARK_FIX = "the full trace is in the debug log; rerun, and if it fails again report the trace"
 
 
 def explain(spark: SparkSession, error: BaseException, output: str) -> JobError:
