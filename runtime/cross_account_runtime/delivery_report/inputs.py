@@ -41,6 +41,10 @@ LISTING_FIX = (
     "(s3a:// needs hadoop-aws: --packages org.apache.hadoop:hadoop-aws:<version>; on EMR pass "
     "--s3-scheme s3)"
 )
+READ_FIX = (
+    "check that the job's credentials may read it; Hadoop cannot open a local file whose name "
+    "holds a colon, so rename such a file"
+)
 
 cloudpickle.register_pickle_by_value(gunzip)  # type: ignore[no-untyped-call]
 """Ship the gunzip code to Python workers by value: they need not have this package installed."""
@@ -148,7 +152,7 @@ def _read_head(spark: SparkSession, path: str) -> bytes:
         return read_bytes(spark, path, SNIFF_BYTES)
     except SPARK_ERRORS as error:
         raise InputUnreadableError(
-            path, f"cannot be read: {root_cause(error)}", LISTING_FIX
+            path, f"cannot be read: {root_cause(error)}", READ_FIX
         ) from error
 
 

@@ -162,6 +162,21 @@ def test_an_input_hadoop_cannot_list_is_an_input_error(
     )
 
 
+def test_a_file_hadoop_cannot_open_is_named(
+    spark: SparkSession, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A colon in a local file's name: Hadoop lists the file but cannot open it."""
+    write_lines(tmp_path / "in" / "2025-01-06T10:00:00.jsonl", [LAMBDA])
+    argv = ["--input", str(tmp_path / "in"), "--output", str(tmp_path / "out")]
+    assert execute(spark, parse_args(argv)) == 3
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"{ERROR}input file:{tmp_path}/in/2025-01-06T10:00:00.jsonl: cannot be read: "
+        "java.net.URISyntaxException: Relative path in absolute URI: .2025-01-06T10:00:00.jsonl.crc; "
+        "check that the job's credentials may read it; Hadoop cannot open a local file whose "
+        "name holds a colon, so rename such a file"
+    )
+
+
 def test_spark_failing_to_write_is_an_output_error(
     spark: SparkSession, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
