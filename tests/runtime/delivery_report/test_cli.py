@@ -12,6 +12,7 @@ import gzip
 import os
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +45,12 @@ def _gzip_cut_in_half(folder: Path, spark: SparkSession) -> None:
 def _gzip_with_a_bad_header(folder: Path, spark: SparkSession) -> None:
     folder.mkdir(parents=True)
     (folder / "000000.gz").write_bytes(b"\x1f\x8b" + b"not deflate" * 50)
+
+
+@pytest.fixture(autouse=True)
+def debug_logs_in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Debug logs of failed runs go to the test's own folder, not the machine's temp folder."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
 
 
 def _binary(folder: Path, spark: SparkSession) -> None:
@@ -239,7 +246,11 @@ def test_an_output_that_cannot_be_written_fails_before_spark_starts(
 def _run_module(*args: str) -> subprocess.CompletedProcess[str]:
     """The command line in a process of its own, importing this checkout's package."""
     runtime = Path(cross_account_runtime.__file__).resolve().parents[1]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(runtime), str(runtime.parent)])}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(runtime), str(runtime.parent)]),
+        "TMPDIR": tempfile.gettempdir(),
+    }
     return subprocess.run(
         [sys.executable, "-m", "cross_account_runtime.delivery_report", *args],
         capture_output=True,
