@@ -4,9 +4,9 @@ The scheduled run instead passes ``--bucket s3://BUCKET --scheduled-time TIME``:
 previous UTC day's prefix of the analytics bucket and writes the report next to the logs
 (:mod:`cross_account_runtime.delivery_report.bucket_layout`).
 
-Exit codes: 0 done; 1 records went missing between stages (read != parsed + rejected);
-2 bad command line or input (missing path, unknown layout); 3 Spark could not read the input
-(a corrupt ``.gz`` file, an unreachable bucket). The reason is printed on stderr.
+A failure ends the output with one line, ``delivery_report: error: <side> <path>: <cause>;
+<fix>``, and the exit code of its kind (``errors.py``); Spark's traces go to a debug log whose
+path is printed just before that line, never a Python traceback.
 """
 
 from __future__ import annotations
@@ -16,8 +16,7 @@ import json
 import sys
 from collections.abc import Sequence
 
-from py4j.protocol import Py4JJavaError  # type: ignore[import-untyped]
-from pyspark.errors import PySparkException
+from pyspark.sql import SparkSession
 
 from cross_account_runtime.delivery_report.bucket_layout import (
     day_prefix,
@@ -25,9 +24,20 @@ from cross_account_runtime.delivery_report.bucket_layout import (
     report_prefix,
 )
 from cross_account_runtime.delivery_report.detect import LAYOUT_CHOICES
-from cross_account_runtime.delivery_report.errors import AccountingError, InputError
+from cross_account_runtime.delivery_report.errors import InputError, JobError
 from cross_account_runtime.delivery_report.inputs import check_local_inputs
+from cross_account_runtime.delivery_report.java_errors import SPARK_ERRORS, root_cause
 from cross_account_runtime.delivery_report.job import JobConfig, build_session, print_timings, run
+from cross_account_runtime.delivery_report.jvm_logs import (
+    task_failures_off_the_console,
+    write_debug_log,
+)
+from cross_account_runtime.delivery_report.outputs import check_local_output
+from cross_account_runtime.delivery_report.thresholds import (
+    MIN_PARSED_FRACTION,
+    MIN_PARSED_RECORDS,
+    ParsedThreshold,
+)
 
 PROG = "delivery_report"
 
@@ -70,6 +80,22 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         choices=("s3a", "s3"),
         help="Hadoop scheme for s3:// inputs: s3a (open-source Hadoop) or s3 (EMRFS on EMR)",
     )
+    parser.add_argument(
+        "--min-parsed-records",
+        type=_count,
+        default=MIN_PARSED_RECORDS,
+        metavar="N",
+        help="fail (exit 5) unless at least N delivery-status records parsed "
+        f"(default {MIN_PARSED_RECORDS}: a run that parsed nothing fails)",
+    )
+    parser.add_argument(
+        "--min-parsed-fraction",
+        type=_fraction,
+        default=MIN_PARSED_FRACTION,
+        metavar="F",
+        help="fail (exit 5) unless at least this share, 0 to 1, of the units that were not "
+        f"skipped parsed (default {MIN_PARSED_FRACTION})",
+    )
     args = parser.parse_args(argv)
     if args.bucket is not None:
         if args.input or args.output:
@@ -88,36 +114,71 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return args
 
 
+def _count(text: str) -> int:
+    """argparse type: a whole number, 0 or more."""
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number >= 0; pass e.g. 1")
+    return int(text)
+
+
+def _fraction(text: str) -> float:
+    """argparse type: a share from 0 to 1."""
+    refused = argparse.ArgumentTypeError(f"{text!r} is not a number from 0 to 1; pass e.g. 0.5")
+    try:
+        value = float(text)
+    except ValueError as error:
+        raise refused from error
+    if not 0.0 <= value <= 1.0:
+        raise refused
+    return value
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         check_local_inputs(args.input)
-    except InputError as error:
-        print(f"{PROG}: error: {error}", file=sys.stderr)
-        return 2
-    spark = build_session(args.master, args.driver_memory, app_name=PROG)
+        check_local_output(args.output, args.input)
+    except JobError as error:
+        return _fail(error)
+    try:
+        spark = build_session(args.master, args.driver_memory, app_name=PROG)
+    except SPARK_ERRORS as error:
+        given = " ".join(
+            f"{flag} {value}"
+            for flag, value in (("--master", args.master), ("--driver-memory", args.driver_memory))
+            if value
+        )
+        return _fail(
+            InputError(
+                f"Spark did not start ({given or 'no options'}): {root_cause(error)}; "
+                "check those options and that Java 17 or later is installed",
+            ),
+        )
+    try:
+        return execute(spark, args)
+    finally:
+        spark.stop()
+
+
+def execute(spark: SparkSession, args: argparse.Namespace) -> int:
+    """Run the job on ``spark`` and report it; the exit code.
+
+    Apart from ``main`` so it can run on a session the caller owns (``main`` stops its own).
+    """
     config = JobConfig(
         inputs=tuple(args.input),
         output=args.output,
         layout=args.layout,
         s3_scheme=args.s3_scheme,
+        threshold=ParsedThreshold(args.min_parsed_records, args.min_parsed_fraction),
     )
     try:
-        result = run(spark, config)
-    except InputError as error:
-        print(f"{PROG}: error: {error}", file=sys.stderr)
-        return 2
-    except AccountingError as error:
-        print(f"{PROG}: error: {error}", file=sys.stderr)
-        return 1
-    except (Py4JJavaError, PySparkException) as error:
-        first_line = (
-            str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        )
-        print(f"{PROG}: error: Spark could not read the input: {first_line}", file=sys.stderr)
-        return 3
-    finally:
-        spark.stop()
+        with task_failures_off_the_console(spark):
+            result = run(spark, config)
+    except JobError as error:
+        if isinstance(error.__cause__, SPARK_ERRORS):
+            print(f"{PROG}: Spark's trace: {write_debug_log(spark, error)}", file=sys.stderr)
+        return _fail(error)
     accounting = result.summary["accounting"]
     print(
         json.dumps(
@@ -131,3 +192,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     print_timings(result)
     return 0
+
+
+def _fail(error: JobError) -> int:
+    """Print the error as the last line of output; the exit code of its kind."""
+    print(f"{PROG}: error: {error}", file=sys.stderr)
+    return error.exit_code

@@ -30,11 +30,21 @@ from cross_account_runtime.delivery_report.detect import (
     needs_python_gunzip,
     skip_reason,
 )
-from cross_account_runtime.delivery_report.errors import InputError
+from cross_account_runtime.delivery_report.errors import InputError, InputUnreadableError
+from cross_account_runtime.delivery_report.java_errors import SPARK_ERRORS, root_cause
 from cross_account_runtime.delivery_report.schema import LINE_SCHEMA
 
 SNIFF_BYTES = 65536
 SNIFF_THREADS = 16
+LISTING_FIX = (
+    "check the URI and the credentials, and that Hadoop has a connector for its scheme "
+    "(s3a:// needs hadoop-aws: --packages org.apache.hadoop:hadoop-aws:<version>; on EMR pass "
+    "--s3-scheme s3)"
+)
+READ_FIX = (
+    "check that the job's credentials may read it; Hadoop cannot open a local file whose name "
+    "holds a colon, so rename such a file"
+)
 
 cloudpickle.register_pickle_by_value(gunzip)  # type: ignore[no-untyped-call]
 """Ship the gunzip code to Python workers by value: they need not have this package installed."""
@@ -88,16 +98,21 @@ def list_input_files(
     conf = spark.sparkContext._jsc.hadoopConfiguration()
     found: list[tuple[str, int]] = []
     for uri in inputs:
-        path = jvm.org.apache.hadoop.fs.Path(hadoop_uri(uri, s3_scheme))
-        fs = path.getFileSystem(conf)
-        statuses = fs.globStatus(path)
-        if statuses is None or len(statuses) == 0:
-            raise InputError(
-                f"input path {uri!r} does not exist or matches nothing; "
-                "pass an existing file or directory (s3:// URIs name bucket and prefix)",
-            )
-        for status in statuses:
-            found.extend(_files_under(fs, status))
+        try:
+            path = jvm.org.apache.hadoop.fs.Path(hadoop_uri(uri, s3_scheme))
+            fs = path.getFileSystem(conf)
+            statuses = fs.globStatus(path)
+            if statuses is None or len(statuses) == 0:
+                raise InputError(
+                    f"input path {uri!r} does not exist or matches nothing; "
+                    "pass an existing file or directory (s3:// URIs name bucket and prefix)",
+                )
+            for status in statuses:
+                found.extend(_files_under(fs, status))
+        except SPARK_ERRORS as error:
+            raise InputUnreadableError(
+                uri, f"cannot be listed: {root_cause(error)}", LISTING_FIX
+            ) from error
     if not found:
         raise InputError(f"no files under {', '.join(inputs)}; nothing to analyse")
     unique = sorted(set(found))
@@ -133,12 +148,22 @@ def _files_under(fs: Any, status: Any) -> Iterator[tuple[str, int]]:
 
 
 def _read_head(spark: SparkSession, path: str) -> bytes:
+    try:
+        return read_bytes(spark, path, SNIFF_BYTES)
+    except SPARK_ERRORS as error:
+        raise InputUnreadableError(
+            path, f"cannot be read: {root_cause(error)}", READ_FIX
+        ) from error
+
+
+def read_bytes(spark: SparkSession, path: str, limit: int | None = None) -> bytes:
+    """The first ``limit`` bytes of a file (all of it if None), through Hadoop's FileSystem."""
     jvm = _jvm(spark)
     hadoop_path = jvm.org.apache.hadoop.fs.Path(path)
     fs = hadoop_path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
     stream = fs.open(hadoop_path)
     try:
-        return bytes(stream.readNBytes(SNIFF_BYTES))
+        return bytes(stream.readAllBytes() if limit is None else stream.readNBytes(limit))
     finally:
         stream.close()
 

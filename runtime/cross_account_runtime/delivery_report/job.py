@@ -24,6 +24,7 @@ from pyspark.sql import functions as sf
 from cross_account_runtime.delivery_report.detect import Layout
 from cross_account_runtime.delivery_report.errors import AccountingError
 from cross_account_runtime.delivery_report.inputs import InputFile, list_input_files
+from cross_account_runtime.delivery_report.java_errors import SPARK_ERRORS
 from cross_account_runtime.delivery_report.layouts import units_for_files
 from cross_account_runtime.delivery_report.normalize import (
     PARSED,
@@ -32,7 +33,9 @@ from cross_account_runtime.delivery_report.normalize import (
     with_outcome,
 )
 from cross_account_runtime.delivery_report.report import render_report
+from cross_account_runtime.delivery_report.spark_failures import explain
 from cross_account_runtime.delivery_report.summary import build_summary, collect_aggregates
+from cross_account_runtime.delivery_report.thresholds import ParsedThreshold, check_parsed
 
 SUMMARY_FILE = "summary.json"
 REPORT_FILE = "report.html"
@@ -71,12 +74,13 @@ NO_DICTIONARY = {
 
 @dataclass(frozen=True)
 class JobConfig:
-    """What to read, where to write, and how."""
+    """What to read, where to write, how, and how much of it must parse."""
 
     inputs: tuple[str, ...]
     output: str
     layout: str = "auto"
     s3_scheme: str = "s3a"
+    threshold: ParsedThreshold = field(default_factory=ParsedThreshold)
 
 
 @dataclass
@@ -86,7 +90,19 @@ class JobResult:
 
 
 def run(spark: SparkSession, config: JobConfig) -> JobResult:
-    """Run the job on an existing session; raises ``AccountingError`` if records went missing."""
+    """Run the job on an existing session.
+
+    Raises a ``JobError``: ``AccountingError`` if records went missing, ``TooLittleParsedError``
+    (after writing the report, whose rejects explain it) if too little of the input parsed,
+    and for a Spark failure the side it happened on (``spark_failures.explain``).
+    """
+    try:
+        return _run(spark, config)
+    except SPARK_ERRORS as error:
+        raise explain(spark, error, config.output) from error
+
+
+def _run(spark: SparkSession, config: JobConfig) -> JobResult:
     spark.conf.set("spark.sql.session.timeZone", "UTC")
     timings: dict[str, float] = {}
     started = time.perf_counter()
@@ -127,6 +143,7 @@ def run(spark: SparkSession, config: JobConfig) -> JobResult:
             f"records read ({accounting['records_read']}) != parsed ({accounting['records_parsed']})"
             f" + rejected ({accounting['records_rejected']}): records were lost between stages",
         )
+    check_parsed(summary, config.threshold, config.inputs, f"{output}/{SUMMARY_FILE}")
     return JobResult(summary=summary, timings=timings)
 
 
@@ -209,6 +226,9 @@ def build_session(master: str | None, driver_memory: str | None, app_name: str) 
     return spark
 
 
-def print_timings(result: JobResult, stream: Any = sys.stderr) -> None:
-    """One line of timings for logs and the benchmark."""
-    print(json.dumps({"timings": {k: round(v, 3) for k, v in result.timings.items()}}), file=stream)
+def print_timings(result: JobResult) -> None:
+    """One line of timings on stderr for logs and the benchmark."""
+    print(
+        json.dumps({"timings": {k: round(v, 3) for k, v in result.timings.items()}}),
+        file=sys.stderr,
+    )
