@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -22,24 +22,46 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Parse the arguments, generate, write; 0 on success, 2 on a bad argument."""
     parser = argparse.ArgumentParser(description="Write sample SNS delivery-status logs.")
     parser.add_argument("--out", required=True, type=Path, help="directory to write into")
-    parser.add_argument("--records", type=int, default=10_000, help="log events to write")
+    parser.add_argument(
+        "--records", type=_whole(1), default=10_000, help="log events to write (at least 1)"
+    )
     parser.add_argument("--layout", choices=("all", *WRITERS), default="all")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--topology", type=Path, help="topology JSON (default: the example)")
     parser.add_argument(
         "--start", default=DEFAULT_START.isoformat(), help="first publish time (ISO, UTC)"
     )
-    parser.add_argument("--hours", type=float, default=48.0, help="publish window length")
+    parser.add_argument(
+        "--hours", type=_positive_hours, default=48.0, help="publish window length (> 0)"
+    )
     args = parser.parse_args(argv)
     try:
+        start = datetime.fromisoformat(args.start)
+    except ValueError:
+        print(
+            f"sample_data: --start {args.start!r} is not an ISO time; pass e.g. "
+            "2024-05-01T00:00:00Z",
+            file=sys.stderr,
+        )
+        return 2
+    try:
         topology = (
-            sample_topology_from_dict(json.loads(args.topology.read_text()))
+            sample_topology_from_dict(json.loads(args.topology.read_text(encoding="utf-8-sig")))
             if args.topology
             else None
         )
-        start = datetime.fromisoformat(args.start)
-    except (OSError, ValueError, KeyError) as error:
-        print(f"sample_data: {error}", file=sys.stderr)
+    except OSError as error:
+        print(
+            f"sample_data: --topology {args.topology}: cannot be read ({error.strerror})",
+            file=sys.stderr,
+        )
+        return 2
+    except (ValueError, KeyError, TypeError) as error:
+        print(
+            f"sample_data: --topology {args.topology}: not a sample topology JSON ({error}); "
+            "give a file like the example's",
+            file=sys.stderr,
+        )
         return 2
     if start.tzinfo is None:
         start = start.replace(tzinfo=UTC)
@@ -51,6 +73,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"wrote {args.records} records ({', '.join(layouts)}) for {start:%Y-%m-%d %H:%M} .. {end:%Y-%m-%d %H:%M} to {args.out}"
     )
     return 0
+
+
+def _whole(low: int) -> Callable[[str], int]:
+    """argparse type: a whole number of at least ``low``."""
+
+    def parse(text: str) -> int:
+        if not text.isdigit() or int(text) < low:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number >= {low}")
+        return int(text)
+
+    return parse
+
+
+def _positive_hours(text: str) -> float:
+    """argparse type: a window length above zero."""
+    try:
+        hours = float(text)
+    except ValueError:
+        hours = 0.0
+    if not hours > 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of hours above 0")
+    return hours
 
 
 if __name__ == "__main__":

@@ -171,3 +171,34 @@ def test_command_line_writes_every_layout(tmp_path: Path) -> None:
     for layout in ("export", "firehose", "filter-log-events", "jsonl"):
         assert any(p.is_file() for p in (tmp_path / layout).rglob("*")), layout
     assert main(["--out", str(tmp_path), "--topology", str(tmp_path / "missing.json")]) == 2
+
+
+@pytest.mark.parametrize(
+    ("arguments", "named"),
+    [
+        (["--records", "-3"], "--records: '-3' is not a whole number >= 1"),
+        (["--hours", "0"], "--hours: '0' is not a number of hours above 0"),
+        (["--start", "yesterday"], "--start 'yesterday' is not an ISO time"),
+        (["--topology", "/nonexistent/t.json"], "--topology /nonexistent/t.json: cannot be read"),
+    ],
+)
+def test_the_generator_cli_names_a_bad_argument_without_a_traceback(
+    arguments: list[str], named: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    try:
+        code = main(["--out", str(tmp_path), "--records", "5", *arguments])
+    except SystemExit as exit_:  # argparse's own refusal
+        code = int(exit_.code or 0)
+    assert code == 2
+    error = capsys.readouterr().err
+    assert named in error
+    assert "Traceback" not in error
+
+
+def test_the_generator_cli_names_a_topology_file_that_is_not_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    topology = tmp_path / "t.json"
+    topology.write_text("")
+    assert main(["--out", str(tmp_path), "--topology", str(topology)]) == 2
+    assert "not a sample topology JSON" in capsys.readouterr().err
