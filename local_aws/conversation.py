@@ -396,7 +396,7 @@ def carry_large_body(
                 activity,
             )
         )
-    if hashlib.sha256(delivery.body).digest() != hashlib.sha256(body).digest():
+    if delivery.body != body:
         raise ConversationError(
             f"{receiver} handled {sent.message_id} with {len(delivery.body)} bytes that are not "
             f"the {body_bytes} {sender} sent"

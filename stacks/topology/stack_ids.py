@@ -63,28 +63,31 @@ def ingress_id(endpoint: Endpoint) -> str:
     return f"Ingress{endpoint.name}"
 
 
-def _declared(topology: Topology, account: str) -> Iterator[tuple[str, str, str]]:
-    """(kind, id, what declares it) for the ids of ``account``'s stack that come from names."""
+_STACK_ITSELF = ("the stack itself", "topology")
+
+
+def _declared(topology: Topology, account: str) -> Iterator[tuple[str, str, tuple[str, str]]]:
+    """(kind, id, (what declares it, its field path)) for the ids of ``account``'s stack that
+    come from names."""
     for name in (ALARMS_ID, BODY_BUCKET_ID, OUTBOUND_RELAY_ID, INBOUND_RELAY_ID):
-        yield "construct", name, "the stack itself"
-    yield "output", BODY_BUCKET_OUTPUT_ID, "the stack itself"
-    declared = [(f"topology.endpoints[{i}]", e) for i, e in enumerate(topology.endpoints)]
-    for path, endpoint in [*declared, ("topology.errorQueue", topology.error_queue)]:
+        yield "construct", name, _STACK_ITSELF
+    yield "output", BODY_BUCKET_OUTPUT_ID, _STACK_ITSELF
+    for endpoint in topology.all_queues:
         if endpoint.account != account:
             continue
-        what = f"endpoint {endpoint.name!r} ({path})"
-        yield "construct", endpoint_id(endpoint), what
-        yield "construct", ingress_id(endpoint), what
-        yield "dead-letter alarm", endpoint.name, what
+        by = (f"endpoint {endpoint.name!r}", endpoint.path)
+        yield "construct", endpoint_id(endpoint), by
+        yield "construct", ingress_id(endpoint), by
+        yield "dead-letter alarm", endpoint.name, by
         for output in endpoint_output_ids(endpoint):
-            yield "output", output, what
+            yield "output", output, by
     for topic in topology.topics:
         if topic.account == account:
-            what = f"topic {topic.name!r} ({topic.path})"
-            yield "construct", topic_id(topic), what
-            yield "output", topic_output_id(topic), what
+            by = (f"topic {topic.name!r}", topic.path)
+            yield "construct", topic_id(topic), by
+            yield "output", topic_output_id(topic), by
         for subscription in topic.subscriptions:
-            what = f"subscription {subscription.name!r} of topic {topic.name!r} ({topic.path})"
+            by = (f"subscription {subscription.name!r} of topic {topic.name!r}", topic.path)
             queue_account = (
                 topology.endpoint(subscription.endpoint).account
                 if subscription.endpoint is not None
@@ -92,25 +95,30 @@ def _declared(topology: Topology, account: str) -> Iterator[tuple[str, str, str]
             )
             if queue_account != account:
                 continue
-            yield "dead-letter alarm", subscription_id(topic, subscription), what
+            yield "dead-letter alarm", subscription_id(topic, subscription), by
             if topic.account != account:
-                yield "construct", subscription_id(topic, subscription), what
+                yield "construct", subscription_id(topic, subscription), by
             if subscription.function_arn is not None:
-                yield "construct", function_id(topic, subscription), what
+                yield "construct", function_id(topic, subscription), by
 
 
 def stack_id_clashes(topology: Topology) -> Iterator[tuple[str, str]]:
     """A problem for every id of an account's stack that two declarations would share."""
     for account in topology.accounts:
-        seen: dict[tuple[str, str], str] = {}
-        reported: set[tuple[str, str]] = set()
-        for kind, name, what in _declared(topology, account.name):
+        seen: dict[tuple[str, str], tuple[str, str]] = {}
+        reported: set[tuple[tuple[str, str], tuple[str, str]]] = set()
+        for kind, name, by in _declared(topology, account.name):
             key = (kind, _NOT_IN_LOGICAL_IDS.sub("", name) if kind == "output" else name)
-            first = seen.setdefault(key, what)
-            if first != what and (what, first) not in reported:
-                reported.add((what, first))
+            first = seen.setdefault(key, by)
+            if first != by and (by, first) not in reported:
+                reported.add((by, first))
                 yield (
-                    what.rsplit("(", 1)[-1].rstrip(")") if "(" in what else "topology",
-                    f"{what} and {first} would both make the {kind} id {key[1]!r} in the "
-                    f"stack of account {account.name!r}; rename one",
+                    by[1],
+                    f"{_said(by)} and {_said(first)} would both make the {kind} id {key[1]!r} "
+                    f"in the stack of account {account.name!r}; rename one",
                 )
+
+
+def _said(by: tuple[str, str]) -> str:
+    what, path = by
+    return what if by == _STACK_ITSELF else f"{what} ({path})"
