@@ -10,12 +10,10 @@ C. Old senders reach the other account over relay routes; New ones send to queue
 from __future__ import annotations
 
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from local_aws.accounts import AccountCredentials
 from local_aws.conversation import (
     Handlers,
     deliver_later,
@@ -23,10 +21,7 @@ from local_aws.conversation import (
     recover,
     reply_to_originator,
 )
-from local_aws.deployment import deploy_all
-from local_aws.lambda_poller import LambdaPoller
 from local_aws.peers import Peers
-from stacks.checks import gates
 from stacks.topology import Topology, parse_topology
 
 pytestmark = [pytest.mark.moto, pytest.mark.synth]
@@ -63,29 +58,6 @@ def arn(account: str, name: str) -> str:
 @pytest.fixture(scope="module")
 def topology() -> Topology:
     return parse_topology(TOPOLOGY)
-
-
-@pytest.fixture(scope="module")
-def deployed(
-    topology: Topology, tmp_path_factory: pytest.TempPathFactory, moto_endpoint: str
-) -> dict[str, AccountCredentials]:
-    assembly: Path = gates.synth(topology, tmp_path_factory.mktemp("bridge") / "cdk.out")
-    return deploy_all(topology, assembly, moto_endpoint)
-
-
-@pytest.fixture(scope="module")
-def handlers() -> Handlers:
-    return Handlers()
-
-
-@pytest.fixture(scope="module")
-def peers(
-    topology: Topology,
-    deployed: dict[str, AccountCredentials],
-    moto_endpoint: str,
-    handlers: Handlers,
-) -> Peers:
-    return Peers(topology, deployed, LambdaPoller(list(deployed.values()), moto_endpoint), handlers)
 
 
 def test_old_to_old_both_see_names_that_lead_back(peers: Peers, handlers: Handlers) -> None:

@@ -3,29 +3,25 @@ by the model of the released transport (Old) and the seed's ARN-aware endpoint (
 
 Account PubA (A) holds the subscribers OldA and NewA, PubB (B) the publishers OldB and NewB,
 and PubC the error queue (accounts of their own: the local AWS is shared by the run, and a
-stack deployed twice under one name hits moto's change-set bugs). B's topics carry three events: ``OrderBilled`` to A's queues natively (the
-platform subscribed them across accounts), ``InvoiceReady`` to OldA and NewA message-driven
-(their subscribe messages to OldB through the bridge, OldB's copies back), ``PaymentTaken``
-from the New publisher NewB to OldA message-driven. Bodies over 1 MiB go through each
+stack deployed twice under one name hits moto's change-set bugs). B's topics carry three
+events: ``OrderBilled`` to A's queues natively (the platform subscribed them across
+accounts), ``InvoiceReady`` to OldA and NewA message-driven (their subscribe messages to OldB
+through the bridge, OldB's copies back), ``PaymentTaken`` from the New publisher NewB to OldA
+message-driven. Bodies over 1 MiB go through each
 account's body bucket, copied by the relay.
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from local_aws.accounts import AccountCredentials
 from local_aws.conversation import Handlers, LargeBody, carry_large_body
-from local_aws.deployment import deploy_all
-from local_aws.lambda_poller import LambdaPoller
 from local_aws.peers import BODY_KEY_PREFIX, Peers, Subscription, event_type_name
 from local_aws.publication import MESSAGE_DRIVEN, publish
 from local_aws.released_transport.subscription_storage import MessageType
-from stacks.checks import gates
 from stacks.topology import Topic, Topology, parse_topology
 
 pytestmark = [pytest.mark.moto, pytest.mark.synth]
@@ -89,29 +85,6 @@ def queue_arn(account: str, name: str) -> str:
 @pytest.fixture(scope="module")
 def topology() -> Topology:
     return parse_topology(TOPOLOGY)
-
-
-@pytest.fixture(scope="module")
-def deployed(
-    topology: Topology, tmp_path_factory: pytest.TempPathFactory, moto_endpoint: str
-) -> dict[str, AccountCredentials]:
-    assembly: Path = gates.synth(topology, tmp_path_factory.mktemp("pubsub") / "cdk.out")
-    return deploy_all(topology, assembly, moto_endpoint)
-
-
-@pytest.fixture(scope="module")
-def handlers() -> Handlers:
-    return Handlers()
-
-
-@pytest.fixture(scope="module")
-def peers(
-    topology: Topology,
-    deployed: dict[str, AccountCredentials],
-    moto_endpoint: str,
-    handlers: Handlers,
-) -> Peers:
-    return Peers(topology, deployed, LambdaPoller(list(deployed.values()), moto_endpoint), handlers)
 
 
 @pytest.fixture(scope="module")
