@@ -29,9 +29,13 @@ from constructs_lib.queue_naming import (
     validate_queue_name_prefix,
 )
 from constructs_lib.validation import ACCOUNT_ID, ORGANIZATION_ID
+from cross_account_runtime.common.json_document import (
+    WHOLE_DOCUMENT,
+    JsonDocumentError,
+    decode_json_document,
+)
 from stacks.topology.analytics import parse_analytics
 from stacks.topology.bridge import plan_bridge
-from stacks.topology.document import DocumentError, read_document
 from stacks.topology.field_checker import FieldChecker
 from stacks.topology.inventory import name_clashes, planned_queues
 from stacks.topology.large_messages import parse_large_messages
@@ -458,9 +462,13 @@ def load_topology(path: str | Path) -> Topology:
     top-level ``topology`` key such as ``cdk.json``'s context)."""
     source = str(path)
     try:
-        data = read_document(path)
-    except DocumentError as error:
-        raise TopologyError(source, [(error.field, error.rule)]) from error
+        data = decode_json_document(Path(path).read_bytes(), "the topology")
+    except OSError as error:
+        raise TopologyError(
+            source, [(WHOLE_DOCUMENT, f"cannot be read: {error.strerror}")]
+        ) from error
+    except JsonDocumentError as error:
+        raise TopologyError(source, [(error.where, error.rule)]) from error
     if isinstance(data, Mapping) and "context" in data and isinstance(data["context"], Mapping):
         data = data["context"].get("topology", data)
     if isinstance(data, Mapping) and set(data) == {"topology"}:

@@ -22,6 +22,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from cross_account_runtime.common.json_document import (
+    WHOLE_DOCUMENT,
+    JsonDocumentError,
+    decode_json_document,
+)
 from cross_account_runtime.common.strict_json import object_without_duplicates
 from cross_account_runtime.delivery_policy.policy import (
     BACKOFF_ASSUMPTION,
@@ -85,26 +90,23 @@ def _load(arguments: argparse.Namespace) -> HttpDeliveryPolicy:
     if arguments.policy is None and arguments.file is None:
         return DEFAULT
     if arguments.policy is not None:
-        source, text = "--policy", arguments.policy
+        try:
+            document = json.loads(arguments.policy, object_pairs_hook=object_without_duplicates)
+        except json.JSONDecodeError as error:
+            raise DeliveryPolicyError(f"--policy: not valid JSON ({error})") from error
+        except ValueError as error:
+            raise DeliveryPolicyError(f"--policy: {error}; remove one") from error
     else:
         source = str(arguments.file)
         try:
-            text = arguments.file.read_bytes().decode("utf-8-sig")
+            raw = arguments.file.read_bytes()
         except OSError as error:
             raise DeliveryPolicyError(f"{source}: cannot read the file ({error})") from error
-        except UnicodeDecodeError as error:
-            raise DeliveryPolicyError(
-                f"{source}: is not UTF-8 (byte 0x{error.object[error.start]:02x} at offset "
-                f"{error.start}); save it as UTF-8"
-            ) from error
-    if not text.strip():
-        raise DeliveryPolicyError(f"{source}: is empty; give the DeliveryPolicy JSON")
-    try:
-        document = json.loads(text, object_pairs_hook=object_without_duplicates)
-    except json.JSONDecodeError as error:
-        raise DeliveryPolicyError(f"{source}: not valid JSON ({error})") from error
-    except ValueError as error:
-        raise DeliveryPolicyError(f"{source}: {error}; remove one") from error
+        try:
+            document = decode_json_document(raw, "the DeliveryPolicy JSON")
+        except JsonDocumentError as error:
+            where = "" if error.where == WHOLE_DOCUMENT else f" {error.where}"
+            raise DeliveryPolicyError(f"{source}{where}: {error.rule}") from error
     return HttpDeliveryPolicy.from_json(document)
 
 
