@@ -58,25 +58,33 @@ def _queue(url: str) -> tuple[str, str]:
     return account, name
 
 
-class QueuePolicyResource(CloudFormationModel):
-    """``AWS::SQS::QueuePolicy``: the document becomes the ``Policy`` attribute of each queue.
-
-    ``Ref`` and ``Fn::GetAtt Id`` give the generated id.
-    """
-
-    def __init__(self, policy_id: str, region: str, queues: tuple[tuple[str, str], ...]) -> None:
-        self.policy_id = policy_id
-        self.region = region
-        self.queues = queues
-        """``(account, name)`` of each queue, all in ``region``, the stack's."""
+class _ReplacedOnUpdate:
+    """What the three policy types share: no physical name, and an update that removes the
+    old document before storing the new one. Listed before ``CloudFormationModel`` in each
+    model's bases, so that each stays a direct subclass, which moto's model map requires."""
 
     @staticmethod
     def cloudformation_name_type() -> str:
         return ""
 
-    @staticmethod
-    def cloudformation_type() -> str:
-        return "AWS::SQS::QueuePolicy"
+    @classmethod
+    def update_from_cloudformation_json(
+        cls,
+        original_resource: Any,
+        new_resource_name: str,
+        cloudformation_json: dict[str, Any],
+        account_id: str,
+        region_name: str,
+    ) -> Any:
+        original_resource.delete(account_id, region_name)
+        create = cls.create_from_cloudformation_json  # type: ignore[attr-defined]
+        return create(new_resource_name, cloudformation_json, account_id, region_name)
+
+
+class _IdAttribute:
+    """``Ref`` and ``Fn::GetAtt Id`` give the generated ``policy_id``."""
+
+    policy_id: str
 
     @classmethod
     def has_cfn_attr(cls, attr: str) -> bool:
@@ -90,6 +98,20 @@ class QueuePolicyResource(CloudFormationModel):
         if attribute_name != "Id":
             raise UnformattedGetAttTemplateException()
         return self.policy_id
+
+
+class QueuePolicyResource(_ReplacedOnUpdate, _IdAttribute, CloudFormationModel):
+    """``AWS::SQS::QueuePolicy``: the document becomes the ``Policy`` attribute of each queue."""
+
+    def __init__(self, policy_id: str, region: str, queues: tuple[tuple[str, str], ...]) -> None:
+        self.policy_id = policy_id
+        self.region = region
+        self.queues = queues
+        """``(account, name)`` of each queue, all in ``region``, the stack's."""
+
+    @staticmethod
+    def cloudformation_type() -> str:
+        return "AWS::SQS::QueuePolicy"
 
     @classmethod
     def create_from_cloudformation_json(
@@ -107,20 +129,6 @@ class QueuePolicyResource(CloudFormationModel):
             sqs_backends[account][region_name].set_queue_attributes(name, {"Policy": document})
         return cls(resource_name, region_name, queues)
 
-    @classmethod
-    def update_from_cloudformation_json(
-        cls,
-        original_resource: QueuePolicyResource,
-        new_resource_name: str,
-        cloudformation_json: dict[str, Any],
-        account_id: str,
-        region_name: str,
-    ) -> QueuePolicyResource:
-        original_resource.delete(account_id, region_name)
-        return cls.create_from_cloudformation_json(
-            new_resource_name, cloudformation_json, account_id, region_name
-        )
-
     def delete(self, *_: str) -> None:
         """Remove the policy from each queue still there (moto's stack deletion calls this
         first, with the stack's account and region; the template properties it would
@@ -130,36 +138,16 @@ class QueuePolicyResource(CloudFormationModel):
                 sqs_backends[account][self.region].set_queue_attributes(name, {"Policy": ""})
 
 
-class TopicPolicyResource(CloudFormationModel):
-    """``AWS::SNS::TopicPolicy``: the document becomes the ``Policy`` attribute of each topic.
-
-    ``Ref`` and ``Fn::GetAtt Id`` give the generated id.
-    """
+class TopicPolicyResource(_ReplacedOnUpdate, _IdAttribute, CloudFormationModel):
+    """``AWS::SNS::TopicPolicy``: the document becomes the ``Policy`` attribute of each topic."""
 
     def __init__(self, policy_id: str, topic_arns: tuple[str, ...]) -> None:
         self.policy_id = policy_id
         self.topic_arns = topic_arns
 
     @staticmethod
-    def cloudformation_name_type() -> str:
-        return ""
-
-    @staticmethod
     def cloudformation_type() -> str:
         return "AWS::SNS::TopicPolicy"
-
-    @classmethod
-    def has_cfn_attr(cls, attr: str) -> bool:
-        return attr == "Id"
-
-    @property
-    def physical_resource_id(self) -> str:
-        return self.policy_id
-
-    def get_cfn_attribute(self, attribute_name: str) -> str:
-        if attribute_name != "Id":
-            raise UnformattedGetAttTemplateException()
-        return self.policy_id
 
     @classmethod
     def create_from_cloudformation_json(
@@ -178,20 +166,6 @@ class TopicPolicyResource(CloudFormationModel):
             sns_backends[arn.account][arn.region].get_topic(topic_arn).policy = document
         return cls(resource_name, topic_arns)
 
-    @classmethod
-    def update_from_cloudformation_json(
-        cls,
-        original_resource: TopicPolicyResource,
-        new_resource_name: str,
-        cloudformation_json: dict[str, Any],
-        account_id: str,
-        region_name: str,
-    ) -> TopicPolicyResource:
-        original_resource.delete(account_id, region_name)
-        return cls.create_from_cloudformation_json(
-            new_resource_name, cloudformation_json, account_id, region_name
-        )
-
     def delete(self, *_: str) -> None:
         """Give each topic still there moto's default policy back, in the topic's account and
         region."""
@@ -204,7 +178,7 @@ class TopicPolicyResource(CloudFormationModel):
                 )
 
 
-class BucketPolicyResource(CloudFormationModel):
+class BucketPolicyResource(_ReplacedOnUpdate, CloudFormationModel):
     """``AWS::S3::BucketPolicy``: the document becomes the bucket's policy. ``Ref`` gives the
     bucket's name; the type has no attributes."""
 
@@ -212,10 +186,6 @@ class BucketPolicyResource(CloudFormationModel):
         self.account_id = account_id
         self.partition = partition
         self.bucket = bucket
-
-    @staticmethod
-    def cloudformation_name_type() -> str:
-        return ""
 
     @staticmethod
     def cloudformation_type() -> str:
@@ -246,20 +216,6 @@ class BucketPolicyResource(CloudFormationModel):
         bucket = properties["Bucket"]
         s3_backends[account_id][partition].put_bucket_policy(bucket, _document(properties).encode())
         return cls(account_id, partition, bucket)
-
-    @classmethod
-    def update_from_cloudformation_json(
-        cls,
-        original_resource: BucketPolicyResource,
-        new_resource_name: str,
-        cloudformation_json: dict[str, Any],
-        account_id: str,
-        region_name: str,
-    ) -> BucketPolicyResource:
-        original_resource.delete(account_id, region_name)
-        return cls.create_from_cloudformation_json(
-            new_resource_name, cloudformation_json, account_id, region_name
-        )
 
     def delete(self, *_: str) -> None:
         """Remove the policy, if the bucket is still there."""
