@@ -17,7 +17,11 @@ from pyspark.sql import types as st
 from cross_account_runtime.delivery_report.detect import Layout
 from cross_account_runtime.delivery_report.inputs import InputFile, read_lines
 from cross_account_runtime.delivery_report.schema import ENVELOPE_SCHEMA, PAGE_SCHEMA, UNIT_SCHEMA
-from cross_account_runtime.delivery_report.text_columns import ends_object, is_blank
+from cross_account_runtime.delivery_report.text_columns import (
+    is_blank,
+    is_single_object,
+    parse_single_object,
+)
 from cross_account_runtime.delivery_report.timestamps import lenient_timestamp
 
 SAMPLE_CHARS = 300
@@ -100,14 +104,14 @@ def jsonl_units(lines: DataFrame) -> DataFrame:
 def firehose_units(lines: DataFrame) -> DataFrame:
     """Firehose objects: CloudWatch Logs envelopes back to back, one per gzip member."""
     pieces = _pieces(lines)
-    parsed = _parse_single(sf.col("piece"), ENVELOPE_SCHEMA)
-    envelope = parsed.getItem(0)
+    parsed = parse_single_object(sf.col("piece"), ENVELOPE_SCHEMA)
+    envelope = sf.get(parsed, 0)
     message_type = envelope.getField("messageType")
     events = envelope.getField("logEvents")
     reason = (
         sf.when(sf.col("read_error").isNotNull(), sf.col("read_error"))
         .when(is_blank(sf.col("piece")), sf.lit("blank_line"))
-        .when(~_is_single_object(parsed, sf.col("piece")), sf.lit("envelope_malformed"))
+        .when(~is_single_object(parsed, sf.col("piece")), sf.lit("envelope_malformed"))
         .when(message_type == "CONTROL_MESSAGE", sf.lit("control_message"))
         .when(
             message_type.isNotNull() & (message_type != "DATA_MESSAGE"),
@@ -138,13 +142,13 @@ def firehose_units(lines: DataFrame) -> DataFrame:
 def filter_log_events_units(files: DataFrame) -> DataFrame:
     """``aws logs filter-log-events`` output: one or more JSON pages per file."""
     pieces = _pieces(files)
-    parsed = _parse_single(sf.col("piece"), PAGE_SCHEMA)
-    page = parsed.getItem(0)
+    parsed = parse_single_object(sf.col("piece"), PAGE_SCHEMA)
+    page = sf.get(parsed, 0)
     events = page.getField("events")
     reason = (
         sf.when(sf.col("read_error").isNotNull(), sf.col("read_error"))
         .when(is_blank(sf.col("piece")), sf.lit("blank_line"))
-        .when(~_is_single_object(parsed, sf.col("piece")), sf.lit("page_malformed"))
+        .when(~is_single_object(parsed, sf.col("piece")), sf.lit("page_malformed"))
         .when(events.isNull(), sf.lit("page_without_events"))
         .when(sf.size(events) == 0, sf.lit("empty_page"))
     )
@@ -184,22 +188,6 @@ def _pieces(lines: DataFrame) -> DataFrame:
         "source_file",
         "read_error",
         sf.explode_outer(sf.when(sf.col("read_error").isNull(), split)).alias("piece"),
-    )
-
-
-def _parse_single(text: Column, schema: st.StructType) -> Column:
-    """Parse ``text`` as exactly one JSON object.
-
-    Spark's JSON reader stops after the first value and ignores what follows, so the text is
-    wrapped in ``[...]``: trailing content then breaks the array and the row is rejected.
-    """
-    return sf.from_json(sf.concat(sf.lit("["), text, sf.lit("]")), st.ArrayType(schema))
-
-
-def _is_single_object(parsed: Column, text: Column) -> Column:
-    return sf.coalesce(
-        (sf.size(parsed) == 1) & ends_object(text) & parsed.getItem(0).isNotNull(),
-        sf.lit(False),
     )
 
 

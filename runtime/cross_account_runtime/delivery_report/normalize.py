@@ -11,13 +11,17 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as sf
 from pyspark.sql import types as st
 
-from cross_account_runtime.delivery_report.causes import cause_column, error_code_column
-from cross_account_runtime.delivery_report.schema import (
-    CORRUPT_COLUMN,
-    RECORD_SCHEMA_WITH_CORRUPT,
-    UNIT_SCHEMA,
+from cross_account_runtime.delivery_report.causes import (
+    cause_column,
+    error_code_column,
+    failure_text,
 )
-from cross_account_runtime.delivery_report.text_columns import ends_object, is_blank
+from cross_account_runtime.delivery_report.schema import RECORD_SCHEMA, UNIT_SCHEMA
+from cross_account_runtime.delivery_report.text_columns import (
+    is_blank,
+    is_single_object,
+    parse_single_object,
+)
 from cross_account_runtime.delivery_report.timestamps import lenient_timestamp
 
 SAMPLE_CHARS = 300
@@ -94,8 +98,6 @@ _FLAT_FIELDS: dict[str, str] = {
     "d_device_ack": "delivery.dwellTimeMsUntilDeviceAck",
     "r_status": "status",
 }
-_CONCATENATED = r'\}\s*\{\s*"[A-Za-z]'
-"""Two JSON objects back to back (see ``layouts.CONCATENATED_BOUNDARY``)."""
 
 
 def classify_units(units: DataFrame) -> DataFrame:
@@ -105,23 +107,17 @@ def classify_units(units: DataFrame) -> DataFrame:
     computed once per row. Record columns are computed for rejected rows too (they come out
     null or partial): rejected rows are rare and one plan serves both.
     """
-    parsed = units.withColumn(
-        "record",
-        sf.from_json(
-            sf.col("message"),
-            RECORD_SCHEMA_WITH_CORRUPT,
-            {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": CORRUPT_COLUMN},
-        ),
-    )
+    parsed = units.withColumn("records", parse_single_object(sf.col("message"), RECORD_SCHEMA))
+    record = sf.get(sf.col("records"), 0)
     flat = parsed.select(
         *UNIT_COLUMNS,
-        sf.col(f"record.{CORRUPT_COLUMN}").alias("corrupt"),
+        is_single_object(sf.col("records"), sf.col("message")).alias("single_object"),
         (
-            sf.col("record.notification").isNull()
-            & sf.col("record.delivery").isNull()
-            & sf.col("record.status").isNull()
+            record.getField("notification").isNull()
+            & record.getField("delivery").isNull()
+            & record.getField("status").isNull()
         ).alias("empty_record"),
-        *(sf.col(f"record.{path}").alias(name) for name, path in _FLAT_FIELDS.items()),
+        *(_field(record, path).alias(name) for name, path in _FLAT_FIELDS.items()),
     )
     derived = flat.select(
         "*",
@@ -140,6 +136,7 @@ def classify_units(units: DataFrame) -> DataFrame:
                 topic_from_log_group(sf.col("log_group")),
                 sf.lit(UNKNOWN_TOPIC),
             ),
+            "failure_text": failure_text(sf.col("r_status"), sf.col("d_response")),
         },
     )
     return decided.select(*_record_columns(), "reject_reason", _sample().alias("sample"))
@@ -204,6 +201,13 @@ def topic_from_log_group(log_group: Column) -> Column:
     return sf.when(well_formed, arn)
 
 
+def _field(record: Column, path: str) -> Column:
+    """``record.a.b`` for the dotted ``path`` ``a.b``."""
+    for name in path.split("."):
+        record = record.getField(name)
+    return record
+
+
 def _long(value: Column) -> Column:
     return value.try_cast(st.LongType())
 
@@ -213,17 +217,10 @@ def _reason() -> Column:
     bad_number = sf.lit(False)
     for name in _NUMBER_FIELDS:
         bad_number = bad_number | (sf.col(f"d_{name}").isNotNull() & sf.col(f"_{name}").isNull())
-    concatenated = sf.when(
-        message.contains("}{") | message.contains("} {"),
-        message.rlike(_CONCATENATED),
-    ).otherwise(sf.lit(False))
     return (
         sf.when(sf.col("reject_reason").isNotNull(), sf.col("reject_reason"))
         .when(is_blank(message), sf.lit("blank_line"))
-        .when(
-            sf.col("corrupt").isNotNull() | ~ends_object(message) | concatenated,
-            sf.lit("not_json"),
-        )
+        .when(~sf.col("single_object"), sf.lit("not_json"))
         .when(sf.col("empty_record"), sf.lit("not_a_delivery_record"))
         .when(sf.col("r_status").isNull(), sf.lit("missing_status"))
         .when(~sf.col("r_status").isin("SUCCESS", "FAILURE"), sf.lit("unknown_status"))
@@ -276,7 +273,7 @@ def _record_columns() -> list[Column]:
             (status == "SUCCESS") & (protocol == "http/s") & status_code.between(400, 499),
             sf.lit(False),
         ),
-        "cause": cause_column(status, protocol, status_code, response),
+        "cause": cause_column(sf.col("failure_text"), protocol, status_code),
         "error_code": error_code_column(status, response),
         "provider_response": response,
         "token": sf.col("d_token"),

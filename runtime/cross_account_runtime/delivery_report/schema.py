@@ -48,14 +48,6 @@ RECORD_SCHEMA = st.StructType(
 )
 """One SNS delivery-status record, as CloudWatch Logs stores it."""
 
-CORRUPT_COLUMN = "_corrupt_record"
-RECORD_SCHEMA_WITH_CORRUPT = st.StructType(
-    [*RECORD_SCHEMA.fields, st.StructField(CORRUPT_COLUMN, st.StringType())],
-)
-"""What ``from_json`` parses into: the text of a record that is not JSON lands in
-``_corrupt_record`` (PERMISSIVE mode), so bad input is told apart from a record without
-fields. Spark stops after the first JSON value, so trailing text is checked separately."""
-
 LOG_EVENT_SCHEMA = st.StructType(_strings("id", "timestamp", "message"))
 
 ENVELOPE_SCHEMA = st.StructType(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pyspark.sql import Column
 from pyspark.sql import functions as sf
+from pyspark.sql import types as st
 
 JSON_WHITESPACE = " \t\r\n"
 
@@ -30,4 +31,27 @@ def ends_object(text: Column) -> Column:
     """True when the text, trailing whitespace aside, ends with ``}``."""
     return sf.when(text.endswith("}"), sf.lit(True)).otherwise(
         sf.rtrim(text, sf.lit(JSON_WHITESPACE)).endswith("}"),
+    )
+
+
+def parse_single_object(text: Column, schema: st.StructType) -> Column:
+    """Parse ``text`` as exactly one JSON object: an array of ``schema`` structs, or null.
+
+    Spark's JSON reader stops after the first value and ignores what follows, so the text is
+    wrapped in ``[...]``: a second object or trailing text then breaks the array (null) or
+    adds elements, and :func:`is_single_object` rejects the row. Jackson finds that while it
+    parses, where looking for ``}{`` in every record took a tenth of the job's CPU.
+    """
+    return sf.from_json(sf.concat(sf.lit("["), text, sf.lit("]")), st.ArrayType(schema))
+
+
+def is_single_object(parsed: Column, text: Column) -> Column:
+    """True when :func:`parse_single_object` found one object and nothing after it.
+
+    ``ends_object`` catches text after a closing ``]`` (``{...}] junk``), which the array
+    parse would ignore.
+    """
+    return sf.coalesce(
+        (sf.size(parsed) == 1) & ends_object(text) & sf.get(parsed, 0).isNotNull(),
+        sf.lit(False),
     )

@@ -15,6 +15,7 @@ from cross_account_runtime.delivery_report.causes import (
     classify,
     error_code,
     error_code_column,
+    failure_text,
 )
 
 VOCABULARY = [
@@ -56,7 +57,7 @@ def test_spark_expression_matches_python(
     )
     result = frame.select(
         cause_column(
-            sf.col("status"), sf.col("protocol"), sf.col("code"), sf.col("response")
+            failure_text(sf.col("status"), sf.col("response")), sf.col("protocol"), sf.col("code")
         ).alias("cause"),
         error_code_column(sf.col("status"), sf.col("response")).alias("error_code"),
     ).collect()
