@@ -83,6 +83,7 @@ def test_the_days_logs_are_firehose_objects_under_the_days_prefix(tmp_path: Path
     assert written == 500
     assert {o.parent for o in objects} == {tmp_path / bucket_layout.day_prefix(DAY)}
     assert all(o.name.startswith("sns-delivery-logs-1-2026-03-14-") for o in objects)
+    assert all(o.suffix == ".gz" for o in objects)
     envelope, _ = json.JSONDecoder().raw_decode(gzip.decompress(objects[0].read_bytes()).decode())
     assert envelope["messageType"] == "CONTROL_MESSAGE"
 

@@ -2,10 +2,11 @@
 
 - ``export/<log group>/<taskId>/<logStream>/NNNNNN.gz`` plus the ``aws-logs-write-test`` probe,
   as CreateExportTask writes them (lines not sorted), up to ``lines_per_file`` lines a file.
-- ``firehose/YYYY/MM/dd/HH/<stream>-1-<yyyy-MM-dd-HH-mm-ss>-<uuid>``: gzip members back to
-  back (one CloudWatch Logs envelope each), no suffix, in the folder of the object's first
-  record; a CONTROL_MESSAGE per log group; objects of about ``firehose_object_bytes`` each
-  (Firehose buffers), so that many objects let every core work (gzip is not splittable).
+- ``firehose/YYYY/MM/dd/HH/<stream>-1-<yyyy-MM-dd-HH-mm-ss>-<uuid>.gz``: gzip members back to
+  back (one CloudWatch Logs envelope each), named as a delivery stream with
+  ``FileExtension: ".gz"`` names them, in the folder of the object's first record; a
+  CONTROL_MESSAGE per log group; objects of about ``firehose_object_bytes`` each (Firehose
+  buffers), so that many objects let every core work (gzip is not splittable).
 - ``filter-log-events/<log group>/page-NNNNN.json``: CLI pages (indented, <= 10,000 events and
   about 1 MB), ``nextToken`` on every page of a group but its last.
 - ``jsonl/<log group>/part-NNNNN.jsonl.gz``: bare messages, one per line.
@@ -399,7 +400,7 @@ class FirehoseWriter:
         moment = datetime.fromtimestamp(self._first_ms / 1000, UTC)
         folder = self._out / self._folder(moment)
         folder.mkdir(parents=True, exist_ok=True)
-        name = f"{FIREHOSE_STREAM}-1-{moment:%Y-%m-%d-%H-%M-%S}-{_uuid4(self._rng)}"
+        name = f"{FIREHOSE_STREAM}-1-{moment:%Y-%m-%d-%H-%M-%S}-{_uuid4(self._rng)}.gz"
         (folder / name).write_bytes(b"".join(self._members))
         self.written.append(folder / name)
         self._members = []

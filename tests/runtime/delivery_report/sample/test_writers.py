@@ -38,7 +38,7 @@ LINES_PER_FILE = 60
 OBJECT_BYTES = 8 * 1024
 FIREHOSE_NAME = re.compile(
     r"^sns-delivery-logs-1-(\d{4}-\d\d-\d\d-\d\d-\d\d-\d\d)-"
-    r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$"
+    r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\.gz$"
 )
 
 
@@ -147,7 +147,8 @@ def test_jsonl_files_are_numbered_per_group(written: Written) -> None:
 
 
 def test_firehose_objects_are_named_as_the_delivery_stream_names_them(written: Written) -> None:
-    """``<stream>-1-<yyyy-MM-dd-HH-mm-ss>-<uuid>``, in the hour folder of their first record."""
+    """``<stream>-1-<yyyy-MM-dd-HH-mm-ss>-<uuid>.gz`` (the stream sets ``FileExtension``), in
+    the hour folder of their first record."""
     objects = [p for p in (written.out / "firehose").rglob("*") if p.is_file()]
     assert len(objects) > 3
     for path in objects:
