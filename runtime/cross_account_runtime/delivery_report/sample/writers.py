@@ -62,7 +62,9 @@ EVENTS_PER_ENVELOPE = 200
 FIREHOSE_OBJECT_BYTES = 4 * 1024 * 1024
 PAGE_EVENTS = 10_000
 PAGE_BYTES = 1024 * 1024
-GZIP_LEVEL = 6
+GZIP_LEVEL = 3
+"""A fast level: at the default (6) compression takes a third of the time of writing a record;
+at 3 a fifth, for files about a tenth larger."""
 FIREHOSE_STREAM = "sns-delivery-logs"
 SUBSCRIPTION_FILTER = "sns-delivery-to-s3"
 EXPORT_PROBE = "aws-logs-write-test"
