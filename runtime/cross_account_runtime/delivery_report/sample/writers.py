@@ -122,7 +122,9 @@ def write_layouts(
     ]
     workers = min(len(chunks), workers or os.cpu_count() or 1)
     if workers > 1:
-        context = multiprocessing.get_context("spawn")  # no fork of a process with threads
+        # Spawned, not forked: a fork would copy the caller's threads' locks (a Spark
+        # session's, say) in whatever state they are.
+        context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(workers, mp_context=context) as pool:
             truths = list(pool.map(_write_chunk, chunks))
     else:
@@ -156,7 +158,7 @@ def write_firehose(
     """Write the events as Firehose objects under ``out``, each in the folder ``folder``
     names for the moment of its first record (a delivery stream's custom prefix is another
     folder), reading them as they come; returns the objects."""
-    writer = FirehoseWriter(out, rng, object_bytes, folder)
+    writer = _FirehoseWriter(out, rng, object_bytes, folder)
     for event in events:
         writer.add(event)
     writer.close()
@@ -189,15 +191,17 @@ class _Chunk:
     lines_per_file: int
 
     def writer(self, layout: str) -> _Writer:
-        rng = random.Random(f"{self.seed}:{layout}:{self.index}")
+        """This chunk's writer of ``layout``; what it draws is seeded from the seed, the layout
+        and the chunk."""
         target = self.out / layout
         if layout == "export":
             return _ExportWriter(target, self.seed, self.index, self.lines_per_file)
+        if layout == "jsonl":
+            return _JsonlWriter(target, self.index, self.lines_per_file)
+        rng = random.Random(f"{self.seed}:{layout}:{self.index}")
         if layout == "firehose":
-            return FirehoseWriter(target, rng, self.firehose_object_bytes)
-        if layout == "filter-log-events":
-            return _FilterLogEventsWriter(target, rng, self.index)
-        return _JsonlWriter(target, self.index, self.lines_per_file)
+            return _FirehoseWriter(target, rng, self.firehose_object_bytes)
+        return _FilterLogEventsWriter(target, rng, self.index)
 
 
 def _write_chunk(chunk: _Chunk) -> Truth:
@@ -241,7 +245,7 @@ def _number_staged(root: Path, layout: str) -> None:
             _end_pages(folder / pattern.format(first + len(staged) - 1))
 
 
-def _gzip_compressor() -> Any:
+def _gzip_compressor() -> zlib._Compress:
     """A gzip stream with a fixed header (no name, no time), so reruns give identical bytes."""
     return zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, 31)
 
@@ -274,8 +278,7 @@ class _GzipFiles:
             self._append(final=False)
 
     def close(self) -> None:
-        if self._lines:
-            self._append(final=True)
+        self._append(final=True)
 
     def _append(self, final: bool) -> None:
         data = self._compressor.compress("".join(self._batch).encode())
@@ -343,7 +346,7 @@ class _JsonlWriter:
             files.close()
 
 
-class FirehoseWriter:
+class _FirehoseWriter:
     """Firehose objects from events as they come: envelopes of up to
     :data:`EVENTS_PER_ENVELOPE` events per log stream, gzipped one member each and appended
     to the current object, which is written once it reaches the buffer size."""
@@ -440,8 +443,7 @@ class _FilterLogEventsWriter:
 
     def close(self) -> None:
         for group in sorted(self._pages):
-            if self._pages[group].events:
-                self._write(self._pages[group])
+            self._write(self._pages[group])
 
     def _write(self, page: _Page) -> None:
         """A staged page with a ``nextToken``: numbering drops the one of a group's last page."""
