@@ -214,15 +214,14 @@ class TruthCounter:
 
 
 def chunk_sizes(records: int, chunk_records: int = CHUNK_RECORDS) -> Iterator[int]:
-    """The records of each chunk, in order: full chunks, then the remainder."""
+    """The records of each chunk, in order: full chunks, then the remainder (the arguments are
+    checked at the call, not when the first size is read)."""
     if records < 0:
         raise ValueError("records must be >= 0")
     if chunk_records < 1:
         raise ValueError("chunk_records must be >= 1")
     full, rest = divmod(records, chunk_records)
-    yield from itertools.repeat(chunk_records, full)
-    if rest:
-        yield rest
+    return itertools.chain(itertools.repeat(chunk_records, full), [rest] if rest else [])
 
 
 def generate(
@@ -240,7 +239,7 @@ def generate(
     The events of chunk ``i`` are :func:`generate_chunk` ``(i, ...)``; ``chunk_records`` only
     matters in that a different chunking gives different (equally realistic) events.
     """
-    sizes = chunk_sizes(records, chunk_records)  # checks the arguments now, not at first read
+    sizes = chunk_sizes(records, chunk_records)
     return itertools.chain.from_iterable(
         generate_chunk(
             index,

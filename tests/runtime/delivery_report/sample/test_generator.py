@@ -47,6 +47,13 @@ def test_exactly_the_records_asked_for(records: int) -> None:
     assert truth_of(events).records == records
 
 
+def test_impossible_counts_are_refused_at_the_call() -> None:
+    with pytest.raises(ValueError, match="records must be >= 0"):
+        generate(-1, 1)
+    with pytest.raises(ValueError, match="chunk_records must be >= 1"):
+        generate(10, 1, chunk_records=0)
+
+
 def test_events_are_made_as_they_are_read() -> None:
     """A billion records are never held: the first thousand come without the rest."""
     first = list(itertools.islice(generate(10**9, 1), 1000))
