@@ -84,7 +84,7 @@ def test_the_truth_counts_what_the_records_say_with_many_duplicates(
 
 
 def test_a_duplicate_cut_off_by_the_record_count_is_not_counted() -> None:
-    records = _last_record_has_its_copy_cut_off(seed=9)
+    records = _count_that_cuts_a_duplicate_pair(seed=9)
     whole = list(generate(records + 1, 9, duplicate_rate=0.4))
     cut = list(generate(records, 9, duplicate_rate=0.4))
     assert cut == whole[:records]
@@ -93,7 +93,7 @@ def test_a_duplicate_cut_off_by_the_record_count_is_not_counted() -> None:
     assert truth_of(cut) == recount((e.log_group, e.message) for e in cut)
 
 
-def _last_record_has_its_copy_cut_off(seed: int) -> int:
+def _count_that_cuts_a_duplicate_pair(seed: int) -> int:
     events = list(generate(200, seed, duplicate_rate=0.4))
     return next(i for i in range(1, len(events)) if events[i] == events[i - 1])
 
