@@ -48,7 +48,6 @@ from cross_account_runtime.delivery_report.causes import (
     error_code,
 )
 from cross_account_runtime.delivery_report.job import LOCAL_JAVA_OPTIONS
-from cross_account_runtime.delivery_report.sample.generator import generate
 from cross_account_runtime.delivery_report.sample.writers import write_layouts
 from cross_account_runtime.delivery_report.summary import (
     FACT_KEYS,
@@ -79,7 +78,7 @@ def ensure_data(records: int, seed: int) -> Path:
         ):
             return CACHE / "export"
     shutil.rmtree(CACHE, ignore_errors=True)
-    write_layouts(generate(records, seed), CACHE, ("export",), seed=seed)
+    write_layouts(records=records, seed=seed, out=CACHE, layouts=("export",))
     return CACHE / "export"
 
 

@@ -203,22 +203,23 @@ def write_day(
     topology: Topology, local_bucket: Path, day: date, records: int, seed: int
 ) -> tuple[int, list[Path]]:
     """Generate ``records`` log records published on ``day`` and write them as Firehose
-    objects under the local bucket, each under the day prefix of its arrival; returns the
-    number written and the objects."""
+    objects under the local bucket, each under the day prefix of its arrival, as they are
+    made (memory does not grow with ``records``); returns the number written and the
+    objects."""
     if records < 1:
         raise DeliveryLogsError(f"records is {records}; generate at least 1 log record")
     start = datetime(day.year, day.month, day.day, tzinfo=UTC)
-    data = generate(
+    events = generate(
         records, seed, topology=sample_topology(topology), start=start, hours=PUBLISHING_HOURS
     )
     objects = write_firehose(
-        data.events,
+        events,
         local_bucket,
         random.Random(seed),
         FIREHOSE_BUFFER_BYTES,
         folder=lambda arrival: bucket_layout.day_prefix(arrival.date()),
     )
-    return len(data.events), objects
+    return records, objects
 
 
 class BucketMissingError(LookupError):

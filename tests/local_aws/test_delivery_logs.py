@@ -17,7 +17,7 @@ from pyspark import SparkContext
 from pyspark.sql import SparkSession
 
 from cross_account_runtime.delivery_report import bucket_layout, job
-from cross_account_runtime.delivery_report.sample.generator import Truth, generate
+from cross_account_runtime.delivery_report.sample.generator import Truth, TruthCounter, generate
 from local_aws.accounts import AccountCredentials
 from local_aws.delivery_logs import (
     CROSS_ACCOUNT_SQS,
@@ -83,6 +83,7 @@ def test_the_days_logs_are_firehose_objects_under_the_days_prefix(tmp_path: Path
     assert written == 500
     assert {o.parent for o in objects} == {tmp_path / bucket_layout.day_prefix(DAY)}
     assert all(o.name.startswith("sns-delivery-logs-1-2026-03-14-") for o in objects)
+    assert all(o.suffix == ".gz" for o in objects)
     envelope, _ = json.JSONDecoder().raw_decode(gzip.decompress(objects[0].read_bytes()).decode())
     assert envelope["messageType"] == "CONTROL_MESSAGE"
 
@@ -115,13 +116,16 @@ def run(moto_endpoint: str, tmp_path_factory: pytest.TempPathFactory, spark: Spa
 
 def expected_truth() -> Truth:
     """What the generator made for the run: the report must find exactly this."""
-    return generate(
+    counter = TruthCounter()
+    for event in generate(
         RECORDS,
         SEED,
         topology=sample_topology(topology_from_context(None)),
         start=datetime(2026, 3, 14, tzinfo=UTC),
         hours=PUBLISHING_HOURS,
-    ).truth
+    ):
+        counter.add(event)
+    return counter.truth
 
 
 @pytest.mark.spark

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,29 +16,56 @@ from cross_account_runtime.delivery_report.detect import Layout
 from cross_account_runtime.delivery_report.inputs import list_input_files
 from cross_account_runtime.delivery_report.layouts import units_for_files
 from cross_account_runtime.delivery_report.normalize import classify_units
-from cross_account_runtime.delivery_report.sample.generator import SampleData, generate
-from cross_account_runtime.delivery_report.sample.writers import WRITERS, write_layouts
+from cross_account_runtime.delivery_report.sample.generator import (
+    LogEvent,
+    Truth,
+    TruthCounter,
+    generate,
+)
+from cross_account_runtime.delivery_report.sample.writers import write_layouts
 
 SAMPLE_RECORDS = 2000
-SAMPLE_SEED = 11
+SAMPLE_SEED = 6
+"""A seed whose few thousand records show at least nine failure causes."""
+SAMPLE_CHUNK_RECORDS = 700
+"""Small chunks, so the sample is written by two processes and its files numbered across them."""
+
+
+@dataclass(frozen=True)
+class Sample:
+    """The sample's events, held in memory (a few thousand), and what was generated."""
+
+    events: list[LogEvent]
+    truth: Truth
+
+
+def truth_of(events: Iterable[LogEvent]) -> Truth:
+    counter = TruthCounter()
+    for event in events:
+        counter.add(event)
+    return counter.truth
 
 
 @pytest.fixture(scope="session")
-def sample() -> SampleData:
-    return generate(SAMPLE_RECORDS, SAMPLE_SEED)
+def sample() -> Sample:
+    """The events :func:`sample_dir` writes."""
+    events = list(generate(SAMPLE_RECORDS, SAMPLE_SEED, chunk_records=SAMPLE_CHUNK_RECORDS))
+    return Sample(events, truth_of(events))
 
 
 @pytest.fixture(scope="session")
-def sample_dir(sample: SampleData, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The sample in every layout; small Firehose objects and files so there are several."""
+def sample_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample in every layout with its manifest; small Firehose objects and files so that
+    there are several."""
     out = tmp_path_factory.mktemp("sample")
     write_layouts(
-        sample,
-        out,
-        tuple(WRITERS),
+        records=SAMPLE_RECORDS,
         seed=SAMPLE_SEED,
+        out=out,
+        chunk_records=SAMPLE_CHUNK_RECORDS,
         firehose_object_bytes=16 * 1024,
-        lines_per_file=700,
+        lines_per_file=200,
+        workers=2,
     )
     return out
 

@@ -1,7 +1,8 @@
 """Command line of the sample-data generator: ``python -m cross_account_runtime.delivery_report.sample.cli``.
 
 Writes ``--records`` delivery-status log events, reproducible from ``--seed``, in one layout
-or all four, plus ``manifest.json`` with the counts the job must find in them.
+or all four, plus ``manifest.json`` with the counts the job must find in them. Events stream
+to disk in bounded memory, made on every core; the files depend on the arguments alone.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from cross_account_runtime.delivery_report.sample.generator import DEFAULT_START, generate
+from cross_account_runtime.delivery_report.sample.generator import DEFAULT_HOURS, DEFAULT_START
 from cross_account_runtime.delivery_report.sample.topology import sample_topology_from_dict
-from cross_account_runtime.delivery_report.sample.writers import WRITERS, write_layouts
+from cross_account_runtime.delivery_report.sample.writers import LAYOUTS, write_layouts
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -25,14 +26,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--records", type=_whole(1), default=10_000, help="log events to write (at least 1)"
     )
-    parser.add_argument("--layout", choices=("all", *WRITERS), default="all")
+    parser.add_argument("--layout", choices=("all", *LAYOUTS), default="all")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--topology", type=Path, help="topology JSON (default: the example)")
     parser.add_argument(
         "--start", default=DEFAULT_START.isoformat(), help="first publish time (ISO, UTC)"
     )
     parser.add_argument(
-        "--hours", type=_positive_hours, default=48.0, help="publish window length (> 0)"
+        "--hours", type=_positive_hours, default=DEFAULT_HOURS, help="publish window length (> 0)"
     )
     args = parser.parse_args(argv)
     try:
@@ -65,9 +66,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if start.tzinfo is None:
         start = start.replace(tzinfo=UTC)
-    data = generate(args.records, args.seed, topology=topology, start=start, hours=args.hours)
-    layouts = tuple(WRITERS) if args.layout == "all" else (args.layout,)
-    write_layouts(data, args.out, layouts, seed=args.seed)
+    layouts = LAYOUTS if args.layout == "all" else (args.layout,)
+    write_layouts(
+        records=args.records,
+        seed=args.seed,
+        out=args.out,
+        layouts=layouts,
+        topology=topology,
+        start=start,
+        hours=args.hours,
+    )
     end = start + timedelta(hours=args.hours)
     print(
         f"wrote {args.records} records ({', '.join(layouts)}) for {start:%Y-%m-%d %H:%M} .. {end:%Y-%m-%d %H:%M} to {args.out}"

@@ -2,24 +2,31 @@
 
 Deliveries are drawn from a topology (``topology.py``) with a seeded ``random.Random``:
 ``attempts`` and ``dwellTimeMs`` follow the retry schedules (``retry_schedule.py``), failures
-of every cause appear with the wording SNS logs for them, some records are logged twice and
-some HTTP endpoints answer 4xx (logged as SUCCESS). The same events are then written in any
-of the four layouts (``sample_writers.py``; command line in ``sample_data.py``), so one data
-set read through every layout must give one summary. ``Truth`` counts what was generated,
-for tests to compare against.
+of every cause appear with the wording SNS logs for them, HTTP endpoints fail more during an
+outage window, some records are logged twice and some HTTP endpoints answer 4xx (logged as
+SUCCESS). The same events are then written in any of the four layouts (``writers.py``;
+command line in ``cli.py``), so one data set read through every layout must give one summary.
+
+Events are made lazily: :func:`generate` is an iterator, so tens of millions of records never
+sit in memory, and :class:`TruthCounter` counts what passes (the :class:`Truth` the job's
+summary must reproduce) in constant memory. The stream is a sequence of chunks of
+:data:`CHUNK_RECORDS`, each seeded from the seed and its index alone, so that the writers can
+make chunks on several cores and still write the same files as on one.
 """
 
 from __future__ import annotations
 
+import bisect
+import functools
+import itertools
 import json
 import math
 import random
-import uuid
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from cross_account_runtime.delivery_report.sample.retry_schedule import (
     MANAGED_MAX_ATTEMPTS,
@@ -36,8 +43,16 @@ from cross_account_runtime.delivery_report.sample.topology import (
 )
 
 DEFAULT_START = datetime(2025, 1, 6, tzinfo=UTC)
+DEFAULT_HOURS = 48.0
+DUPLICATE_RATE = 0.002
+CHUNK_RECORDS = 1_000_000
+"""Records per independently seeded chunk: the unit of work of one core when writing."""
 HTTP_TIMEOUT_MS = 15_000
 STREAMS_PER_GROUP = 4
+OUTAGE = (0.40, 0.42)
+"""Where in the publishing window the HTTP endpoints' outage falls (fractions of it)."""
+OUTAGE_FAILURES: Mapping[str, float] = {"timeout": 0.5, "http_5xx": 0.3}
+"""How HTTP/S deliveries fail during the outage."""
 _LATENCY_MS = {
     "sqs": 25.0,
     "lambda": 45.0,
@@ -54,28 +69,22 @@ _HTTP_4XX = {
     404: "Not Found",
     429: "Too Many Requests",
 }
+_HTTP_4XX_CODES = tuple(sorted(_HTTP_4XX))
 _HTTP_5XX = {
     500: "Internal Server Error",
     502: "Bad Gateway",
     503: "Service Unavailable",
     504: "Gateway Timeout",
 }
+_SUCCESS = "SUCCESS"
+_FAILURE = "FAILURE"
+_UUID_CLEAR = ~((0xF000 << 64) | (0xC000 << 48))
+_UUID_V4 = (4 << 76) | (0x8000 << 48)
 
 
-@dataclass(frozen=True)
-class LogEvent:
-    """One CloudWatch Logs event holding one delivery-status record."""
-
-    log_group: str
-    log_stream: str
-    owner: str
-    timestamp_ms: int
-    message: str
-
-
-@dataclass(frozen=True)
-class _Meta:
-    """What a generated record is, for the ``Truth`` counts."""
+class RecordFacts(NamedTuple):
+    """What a generated record is, known from the generator rather than read from its text:
+    what :class:`Truth` counts."""
 
     topic: str
     destination: str
@@ -87,9 +96,25 @@ class _Meta:
     http_4xx_success: bool
 
 
+class LogEvent(NamedTuple):
+    """One CloudWatch Logs event holding one delivery-status record (``message``)."""
+
+    log_group: str
+    log_stream: str
+    owner: str
+    timestamp_ms: int
+    message: str
+    facts: RecordFacts
+
+
 @dataclass
 class Truth:
-    """Counts of what was generated; the job's summary must report the same numbers."""
+    """Counts of what was generated; the job's summary must report the same numbers.
+
+    A delivery is a (topic, destination, messageId): ``duplicated_deliveries`` have more than
+    one record, ``duplicate_extra_records`` are the records beyond each delivery's first, and
+    ``lost`` deliveries have a FAILURE record and no SUCCESS one.
+    """
 
     records: int = 0
     by_status: Counter[str] = field(default_factory=Counter)
@@ -101,6 +126,21 @@ class Truth:
     duplicated_deliveries: int = 0
     duplicate_extra_records: int = 0
     lost: int = 0
+
+    def __add__(self, other: Truth) -> Truth:
+        """The counts of two streams with no delivery in common (such as two chunks)."""
+        return Truth(
+            records=self.records + other.records,
+            by_status=self.by_status + other.by_status,
+            by_cause=self.by_cause + other.by_cause,
+            by_protocol=self.by_protocol + other.by_protocol,
+            retried=self.retried + other.retried,
+            retried_succeeded=self.retried_succeeded + other.retried_succeeded,
+            http_4xx_success=self.http_4xx_success + other.http_4xx_success,
+            duplicated_deliveries=self.duplicated_deliveries + other.duplicated_deliveries,
+            duplicate_extra_records=self.duplicate_extra_records + other.duplicate_extra_records,
+            lost=self.lost + other.lost,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -117,14 +157,193 @@ class Truth:
         }
 
 
-@dataclass(frozen=True)
-class SampleData:
-    events: list[LogEvent]
-    truth: Truth
+class _DeliveryState:
+    """Records of one delivery seen so far, and whether one said SUCCESS or FAILURE."""
+
+    __slots__ = ("failed", "records", "succeeded")
+
+    def __init__(self) -> None:
+        self.records = 0
+        self.succeeded = False
+        self.failed = False
 
 
-@dataclass
-class _Outcome:
+class TruthCounter:
+    """The :class:`Truth` of the events passed to :meth:`add`, kept current as they pass.
+
+    Memory does not grow with the records: the generator writes all records of one published
+    message back to back (a delivery's duplicate is the record right after it), and message
+    ids are random 128-bit UUIDs, so a delivery's records are all seen while its message is
+    the current one. Only that message's deliveries are remembered.
+    """
+
+    def __init__(self) -> None:
+        self.truth = Truth()
+        self._message_id: str | None = None
+        self._deliveries: dict[tuple[str, str], _DeliveryState] = {}
+
+    def add(self, event: LogEvent) -> None:
+        facts = event.facts
+        truth = self.truth
+        truth.records += 1
+        truth.by_status[facts.status] += 1
+        truth.by_protocol[facts.protocol] += 1
+        if facts.cause is not None:
+            truth.by_cause[facts.cause] += 1
+        if facts.retried:
+            truth.retried += 1
+            truth.retried_succeeded += facts.status == _SUCCESS
+        truth.http_4xx_success += facts.http_4xx_success
+        if facts.message_id != self._message_id:
+            self._message_id = facts.message_id
+            self._deliveries.clear()
+        key = (facts.topic, facts.destination)
+        state = self._deliveries.get(key)
+        if state is None:
+            state = self._deliveries[key] = _DeliveryState()
+        if state.records:
+            truth.duplicate_extra_records += 1
+            truth.duplicated_deliveries += state.records == 1
+        state.records += 1
+        was_lost = state.failed and not state.succeeded
+        if facts.status == _SUCCESS:
+            state.succeeded = True
+        else:
+            state.failed = True
+        truth.lost += (state.failed and not state.succeeded) - was_lost
+
+
+def chunk_sizes(records: int, chunk_records: int = CHUNK_RECORDS) -> Iterator[int]:
+    """The records of each chunk, in order: full chunks, then the remainder (the arguments are
+    checked at the call, not when the first size is read)."""
+    if records < 0:
+        raise ValueError("records must be >= 0")
+    if chunk_records < 1:
+        raise ValueError("chunk_records must be >= 1")
+    full, rest = divmod(records, chunk_records)
+    return itertools.chain(itertools.repeat(chunk_records, full), [rest] if rest else [])
+
+
+def generate(
+    records: int,
+    seed: int,
+    *,
+    topology: SampleTopology | None = None,
+    start: datetime = DEFAULT_START,
+    hours: float = DEFAULT_HOURS,
+    duplicate_rate: float = DUPLICATE_RATE,
+    chunk_records: int = CHUNK_RECORDS,
+) -> Iterator[LogEvent]:
+    """``records`` log events (exactly), reproducible from ``seed``, made as they are read.
+
+    The events of chunk ``i`` are :func:`generate_chunk` ``(i, ...)``; ``chunk_records`` only
+    matters in that a different chunking gives different (equally realistic) events.
+    """
+    sizes = chunk_sizes(records, chunk_records)
+    return itertools.chain.from_iterable(
+        generate_chunk(
+            index,
+            size,
+            seed,
+            topology=topology,
+            start=start,
+            hours=hours,
+            duplicate_rate=duplicate_rate,
+        )
+        for index, size in enumerate(sizes)
+    )
+
+
+def generate_chunk(
+    index: int,
+    records: int,
+    seed: int,
+    *,
+    topology: SampleTopology | None = None,
+    start: datetime = DEFAULT_START,
+    hours: float = DEFAULT_HOURS,
+    duplicate_rate: float = DUPLICATE_RATE,
+) -> Iterator[LogEvent]:
+    """The ``records`` events of chunk ``index``: seeded from ``seed`` and ``index`` alone, so
+    that any process can make any chunk. Log streams are the same in every chunk."""
+    if records < 0:
+        raise ValueError("records must be >= 0")
+    topics = (topology or default_sample_topology()).topics
+    cumulative = list(itertools.accumulate(topic.weight for topic in topics))
+    if not cumulative[-1] > 0:
+        raise ValueError("the topics' weights must add up to more than 0")
+    plans = [_TopicPlan(topic, seed) for topic in topics]
+    return _events(
+        random.Random(f"{seed}:{index}"),
+        plans,
+        cumulative,
+        records,
+        start_ms=int(start.timestamp() * 1000),
+        window_ms=int(hours * 3600 * 1000),
+        duplicate_rate=duplicate_rate,
+    )
+
+
+def _events(
+    rng: random.Random,
+    plans: list[_TopicPlan],
+    cumulative: list[float],
+    records: int,
+    *,
+    start_ms: int,
+    window_ms: int,
+    duplicate_rate: float,
+) -> Iterator[LogEvent]:
+    """Published messages, each delivered to every subscription of its topic, until exactly
+    ``records`` events (the last message's, or a duplicate pair, may be cut short)."""
+    outage = (start_ms + int(window_ms * OUTAGE[0]), start_ms + int(window_ms * OUTAGE[1]))
+    total = cumulative[-1]
+    last = len(plans) - 1
+    random_ = rng.random
+    emitted = 0
+    while emitted < records:
+        topic = plans[bisect.bisect(cumulative, random_() * total, 0, last)]
+        published_ms = start_ms + int(random_() * window_ms)
+        message_id = _uuid(rng.getrandbits(128))
+        head = topic.notification_head(rng, message_id)
+        in_outage = outage[0] <= published_ms < outage[1]
+        for subscription in topic.subscriptions:
+            outcome = subscription.outcome(rng, in_outage)
+            if (
+                outcome.status == _SUCCESS
+                and topic.success_sample_rate < 100
+                and random_() * 100 >= topic.success_sample_rate
+            ):
+                continue
+            failed = outcome.status == _FAILURE
+            streams = topic.failure_streams if failed else topic.success_streams
+            # Fields by position: quicker than by keyword, for every record.
+            event = LogEvent(
+                topic.failure_group if failed else topic.success_group,
+                streams[int(random_() * len(streams))],
+                topic.owner,
+                published_ms + outcome.dwell_ms + 5 + int(random_() * 196),
+                subscription.record_text(rng, head, published_ms, outcome),
+                RecordFacts(
+                    topic.arn,
+                    subscription.endpoint,
+                    subscription.protocol,
+                    message_id,
+                    outcome.status,
+                    outcome.cause,
+                    outcome.attempts > 1,
+                    outcome.http_4xx,
+                ),
+            )
+            copies = 2 if random_() < duplicate_rate else 1
+            for _ in range(copies):
+                yield event
+                emitted += 1
+                if emitted == records:
+                    return
+
+
+class _Outcome(NamedTuple):
     status: str
     cause: str | None
     attempts: int
@@ -134,136 +353,160 @@ class _Outcome:
     http_4xx: bool = False
 
 
-def generate(
-    records: int,
-    seed: int,
-    *,
-    topology: SampleTopology | None = None,
-    start: datetime = DEFAULT_START,
-    hours: float = 48.0,
-    duplicate_rate: float = 0.002,
-) -> SampleData:
-    """``records`` log events (exactly), reproducible from ``seed``."""
-    if records < 0:
-        raise ValueError("records must be >= 0")
-    rng = random.Random(seed)
-    topo = topology or default_sample_topology()
-    weights = [topic.weight for topic in topo.topics]
-    start_ms = int(start.timestamp() * 1000)
-    window_ms = int(hours * 3600 * 1000)
-    outage = (start_ms + int(window_ms * 0.40), start_ms + int(window_ms * 0.42))
-    streams: dict[str, list[str]] = {}
-    events: list[LogEvent] = []
-    metas: list[_Meta] = []
-    while len(events) < records:
-        topic = rng.choices(topo.topics, weights)[0]
-        published_ms = start_ms + rng.randrange(window_ms)
-        message_id = _uuid(rng)
-        md5 = f"{rng.getrandbits(128):032x}"
-        for subscription in topic.subscriptions:
-            in_outage = outage[0] <= published_ms < outage[1]
-            outcome = _outcome(rng, subscription, in_outage)
-            if outcome.status == "SUCCESS" and rng.random() * 100 >= topic.success_sample_rate:
-                continue
-            record = _record(
-                rng,
-                topic=topic,
-                subscription=subscription,
-                message_id=message_id,
-                md5=md5,
-                published_ms=published_ms,
-                outcome=outcome,
+class _TopicPlan:
+    """A topic with what its records share worked out once: log groups, streams, JSON."""
+
+    def __init__(self, topic: SampleTopic, seed: int) -> None:
+        self.arn = topic.arn
+        self.owner = topic.account
+        self.success_sample_rate = topic.success_sample_rate
+        self.success_group = topic.log_group(failure=False)
+        self.failure_group = topic.log_group(failure=True)
+        self.success_streams = _log_streams(seed, self.success_group)
+        self.failure_streams = _log_streams(seed, self.failure_group)
+        self.carries_topic_arn = topic.carries_topic_arn
+        self.arn_json = json.dumps(topic.arn)
+        self.subscriptions = [_SubscriptionPlan(s) for s in topic.subscriptions]
+
+    def notification_head(self, rng: random.Random, message_id: str) -> str:
+        """A record's text up to its notification's timestamp, the same for every record of
+        one message (drawing its MD5 when SNS writes one)."""
+        if self.carries_topic_arn:
+            md5 = f"{rng.getrandbits(128):032x}"
+            return (
+                f'{{"notification":{{"messageMD5Sum":"{md5}","messageId":"{message_id}",'
+                f'"topicArn":{self.arn_json},"timestamp":"'
             )
-            group = topic.log_group(failure=outcome.status == "FAILURE")
-            if group not in streams:
-                streams[group] = [_uuid(rng) for _ in range(STREAMS_PER_GROUP)]
-            event = LogEvent(
-                log_group=group,
-                log_stream=rng.choice(streams[group]),
-                owner=topic.account,
-                timestamp_ms=published_ms + outcome.dwell_ms + rng.randint(5, 200),
-                message=json.dumps(record, separators=(",", ":")),
+        return f'{{"notification":{{"messageId":"{message_id}","timestamp":"'
+
+
+def _log_streams(seed: int, group: str) -> tuple[str, ...]:
+    """The log streams of a group: from the seed and the group alone, so every chunk writes to
+    the same ones."""
+    rng = random.Random(f"{seed}:{group}")
+    return tuple(_uuid(rng.getrandbits(128)) for _ in range(STREAMS_PER_GROUP))
+
+
+class _SubscriptionPlan:
+    """A subscription's outcomes and records, with its rates and schedules worked out once."""
+
+    def __init__(self, subscription: SampleSubscription) -> None:
+        self.subscription = subscription
+        self.protocol = subscription.protocol
+        self.endpoint = subscription.endpoint
+        self.destination_json = json.dumps(subscription.endpoint)
+        self.failures = tuple(sorted(subscription.failures.items()))
+        self.outage_failures = (
+            tuple(sorted(OUTAGE_FAILURES.items())) if self.protocol == "http/s" else self.failures
+        )
+        self.retried_success_rate = subscription.retried_success_rate
+        self.http_4xx_success_rate = subscription.http_4xx_success_rate
+        self.latency_mu = math.log(_LATENCY_MS[self.protocol])
+        self.success_code = _SUCCESS_CODE.get(self.protocol)
+        self.max_retries = _max_retries(subscription)
+        self._wait_s: dict[int, float] = {}
+
+    def outcome(self, rng: random.Random, in_outage: bool) -> _Outcome:
+        draw = rng.random()
+        for cause, rate in self.outage_failures if in_outage else self.failures:
+            if draw < rate:
+                return self._failure(rng, cause)
+            draw -= rate
+        if draw < self.retried_success_rate:
+            return self._retried_success(rng)
+        draw -= self.retried_success_rate
+        latency = self.latency(rng)
+        if draw < self.http_4xx_success_rate:
+            code = rng.choice(_HTTP_4XX_CODES)
+            return _Outcome(_SUCCESS, None, 1, latency, code, _HTTP_4XX[code], http_4xx=True)
+        return _Outcome(
+            _SUCCESS, None, 1, latency, self.success_code, _success_response(rng, self.protocol)
+        )
+
+    def latency(self, rng: random.Random) -> int:
+        """One attempt's milliseconds: log-normal around the protocol's typical latency."""
+        return max(1, int(math.exp(rng.gauss(self.latency_mu, 0.6))))
+
+    def retry_wait_ms(self, rng: random.Random, retries: int) -> int:
+        """Time spent waiting between attempts for ``retries`` retries, with SNS's jitter."""
+        seconds = self._wait_s.get(retries)
+        if seconds is None:
+            seconds = self._wait_s[retries] = _retry_wait_seconds(self.subscription, retries)
+        return int(seconds * 1000 * rng.uniform(1.0, 1.1))
+
+    def _retried_success(self, rng: random.Random) -> _Outcome:
+        ceiling = max(1, min(self.max_retries, 8))
+        retries = min(ceiling, 1 + int(rng.expovariate(0.7)))
+        per_attempt = self.latency(rng)
+        timed_out = self.protocol == "http/s" and rng.random() < 0.3
+        failed_attempts_ms = retries * (HTTP_TIMEOUT_MS if timed_out else per_attempt)
+        dwell = self.retry_wait_ms(rng, retries) + failed_attempts_ms + per_attempt
+        return _Outcome(
+            _SUCCESS,
+            None,
+            retries + 1,
+            dwell,
+            self.success_code,
+            _success_response(rng, self.protocol),
+        )
+
+    def _failure(self, rng: random.Random, cause: str) -> _Outcome:
+        latency = self.latency(rng)
+        code, response = _failure_answer(rng, self.subscription, cause)
+        if cause not in RETRIED_CAUSES:
+            return _Outcome(_FAILURE, cause, 1, latency, code, response)
+        retries = self.max_retries
+        per_attempt = HTTP_TIMEOUT_MS if cause == "timeout" else latency
+        dwell = self.retry_wait_ms(rng, retries) + (retries + 1) * per_attempt
+        return _Outcome(_FAILURE, cause, retries + 1, dwell, code, response)
+
+    def record_text(
+        self, rng: random.Random, head: str, published_ms: int, outcome: _Outcome
+    ) -> str:
+        """The record as SNS logs it: compact JSON, keys in SNS's order."""
+        timestamp = _timestamp_text(rng.random(), published_ms)
+        response = json.dumps(outcome.response)
+        if self.protocol == "sms":
+            delivery = (
+                '{"phoneCarrier":"Example Mobile","mnc":270,"numberOfMessageParts":1,'
+                f'"destination":{self.destination_json},"priceInUSD":0.00645,'
+                f'"smsType":"Transactional","mcc":310,"providerResponse":{response},'
+                f'"dwellTimeMs":{outcome.dwell_ms}'
             )
-            meta = _Meta(
-                topic=topic.arn,
-                destination=subscription.endpoint,
-                protocol=subscription.protocol,
-                message_id=message_id,
-                status=outcome.status,
-                cause=outcome.cause,
-                retried=outcome.attempts > 1,
-                http_4xx_success=outcome.http_4xx,
+            if outcome.status == _SUCCESS:
+                ack_ms = outcome.dwell_ms + rng.randint(200, 2000)
+                delivery += f',"dwellTimeMsUntilDeviceAck":{ack_ms}'
+        else:
+            delivery = (
+                f'{{"deliveryId":"{_uuid(rng.getrandbits(128))}",'
+                f'"destination":{self.destination_json},"providerResponse":{response},'
+                f'"dwellTimeMs":{outcome.dwell_ms}'
             )
-            copies = 2 if rng.random() < duplicate_rate else 1
-            for _ in range(copies):
-                events.append(event)
-                metas.append(meta)
-    del events[records:], metas[records:]
-    return SampleData(events=events, truth=_truth(metas))
+            if not (
+                self.protocol == "lambda" and outcome.attempts == 1 and outcome.status == _SUCCESS
+            ):
+                delivery += f',"attempts":{outcome.attempts}'
+            if outcome.status_code is not None:
+                delivery += f',"statusCode":{outcome.status_code}'
+            if self.protocol == "application":
+                delivery += f',"token":"{rng.getrandbits(256):064x}"'
+        return f'{head}{timestamp}"}},"delivery":{delivery}}},"status":"{outcome.status}"}}'
 
 
-def _truth(metas: Sequence[_Meta]) -> Truth:
-    truth = Truth(records=len(metas))
-    deliveries: Counter[tuple[str, str, str]] = Counter()
-    failed: set[tuple[str, str, str]] = set()
-    succeeded: set[tuple[str, str, str]] = set()
-    for meta in metas:
-        key = (meta.topic, meta.destination, meta.message_id)
-        deliveries[key] += 1
-        truth.by_status[meta.status] += 1
-        truth.by_protocol[meta.protocol] += 1
-        if meta.cause is not None:
-            truth.by_cause[meta.cause] += 1
-        truth.retried += meta.retried
-        truth.retried_succeeded += meta.retried and meta.status == "SUCCESS"
-        truth.http_4xx_success += meta.http_4xx_success
-        (succeeded if meta.status == "SUCCESS" else failed).add(key)
-    truth.duplicated_deliveries = sum(1 for n in deliveries.values() if n > 1)
-    truth.duplicate_extra_records = sum(n - 1 for n in deliveries.values())
-    truth.lost = len(failed - succeeded)
-    return truth
+def _uuid(bits: int) -> str:
+    """A version-4 UUID's text from 128 random bits (as ``uuid.UUID(int=..., version=4)``)."""
+    text = f"{(bits & _UUID_CLEAR) | _UUID_V4:032x}"
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
 
 
-def _uuid(rng: random.Random) -> str:
-    return str(uuid.UUID(int=rng.getrandbits(128), version=4))
-
-
-def _latency(rng: random.Random, protocol: str) -> int:
-    return max(1, int(rng.lognormvariate(math.log(_LATENCY_MS[protocol]), 0.6)))
-
-
-def _outcome(rng: random.Random, subscription: SampleSubscription, in_outage: bool) -> _Outcome:
-    protocol = subscription.protocol
-    failures = dict(subscription.failures)
-    if in_outage and protocol == "http/s":
-        failures = {"timeout": 0.5, "http_5xx": 0.3}
-    draw = rng.random()
-    for cause, rate in sorted(failures.items()):
-        if draw < rate:
-            return _failure(rng, subscription, cause)
-        draw -= rate
-    if draw < subscription.retried_success_rate:
-        return _retried_success(rng, subscription)
-    draw -= subscription.retried_success_rate
-    latency = _latency(rng, protocol)
-    if draw < subscription.http_4xx_success_rate:
-        code = rng.choice(sorted(_HTTP_4XX))
-        return _Outcome("SUCCESS", None, 1, latency, code, _HTTP_4XX[code], http_4xx=True)
-    return _Outcome(
-        "SUCCESS", None, 1, latency, _SUCCESS_CODE.get(protocol), _success_response(rng, protocol)
-    )
-
-
-def _retry_wait_ms(rng: random.Random, subscription: SampleSubscription, retries: int) -> int:
-    """Time spent waiting between attempts for ``retries`` retries, with SNS's jitter."""
+def _retry_wait_seconds(subscription: SampleSubscription, retries: int) -> float:
+    """Seconds the schedule waits between attempts over ``retries`` retries, without jitter."""
     protocol = subscription.protocol
     if protocol == "http/s":
-        seconds = sum(http_delays(subscription.policy)[:retries])
-    elif protocol in {"application", "sms"}:
-        seconds = sum(push_delay(r) for r in range(1, retries + 1))
-    else:
-        seconds = managed_elapsed(retries)
-    return int(seconds * 1000 * rng.uniform(1.0, 1.1))
+        return sum(http_delays(subscription.policy)[:retries])
+    if protocol in {"application", "sms"}:
+        return sum(push_delay(r) for r in range(1, retries + 1))
+    return managed_elapsed(retries)
 
 
 def _max_retries(subscription: SampleSubscription) -> int:
@@ -272,36 +515,6 @@ def _max_retries(subscription: SampleSubscription) -> int:
     if subscription.protocol in {"application", "sms"}:
         return 49
     return MANAGED_MAX_ATTEMPTS - 1
-
-
-def _retried_success(rng: random.Random, subscription: SampleSubscription) -> _Outcome:
-    protocol = subscription.protocol
-    ceiling = max(1, min(_max_retries(subscription), 8))
-    retries = min(ceiling, 1 + int(rng.expovariate(0.7)))
-    per_attempt = _latency(rng, protocol)
-    timed_out = protocol == "http/s" and rng.random() < 0.3
-    failed_attempts_ms = retries * (HTTP_TIMEOUT_MS if timed_out else per_attempt)
-    dwell = _retry_wait_ms(rng, subscription, retries) + failed_attempts_ms + per_attempt
-    return _Outcome(
-        "SUCCESS",
-        None,
-        retries + 1,
-        dwell,
-        _SUCCESS_CODE.get(protocol),
-        _success_response(rng, protocol),
-    )
-
-
-def _failure(rng: random.Random, subscription: SampleSubscription, cause: str) -> _Outcome:
-    protocol = subscription.protocol
-    latency = _latency(rng, protocol)
-    code, response = _failure_answer(rng, subscription, cause)
-    if cause not in RETRIED_CAUSES:
-        return _Outcome("FAILURE", cause, 1, latency, code, response)
-    retries = _max_retries(subscription)
-    per_attempt = HTTP_TIMEOUT_MS if cause == "timeout" else latency
-    dwell = _retry_wait_ms(rng, subscription, retries) + (retries + 1) * per_attempt
-    return _Outcome("FAILURE", cause, retries + 1, dwell, code, response)
 
 
 def _failure_answer(
@@ -339,7 +552,8 @@ def _failure_answer(
         account = endpoint.split(":")[4]
         message = (
             f"User: arn:aws:sts::{account}:assumed-role/sns-delivery is not authorized to perform: "
-            f"kms:GenerateDataKey on resource: arn:aws:kms:us-east-1:{account}:key/{_uuid(rng)}"
+            f"kms:GenerateDataKey on resource: arn:aws:kms:us-east-1:{account}:key/"
+            f"{_uuid(rng.getrandbits(128))}"
         )
         return 400, _provider_json(protocol, "KMS.AccessDeniedException", message)
     if cause == "endpoint_missing":
@@ -359,7 +573,7 @@ def _failure_answer(
     if cause == "data_protection_policy":
         return 403, (
             "The topic's data protection policy prohibits this message from being delivered to "
-            f"{endpoint}:{_uuid(rng)}"
+            f"{endpoint}:{_uuid(rng.getrandbits(128))}"
         )
     if cause == "throttled":
         error = "TooManyRequestsException" if protocol == "lambda" else "ThrottlingException"
@@ -380,75 +594,43 @@ def _provider_json(protocol: str, error: str, message: str) -> str:
 
 def _success_response(rng: random.Random, protocol: str) -> str:
     if protocol == "sqs":
-        return json.dumps(
-            {"sqsRequestId": _uuid(rng), "sqsMessageId": _uuid(rng)}, separators=(",", ":")
-        )
+        request, message = _uuid(rng.getrandbits(128)), _uuid(rng.getrandbits(128))
+        return f'{{"sqsRequestId":"{request}","sqsMessageId":"{message}"}}'
     if protocol == "lambda":
-        return json.dumps({"lambdaRequestId": _uuid(rng)}, separators=(",", ":"))
+        return f'{{"lambdaRequestId":"{_uuid(rng.getrandbits(128))}"}}'
     if protocol == "firehose":
-        return json.dumps({"firehoseRequestId": _uuid(rng)}, separators=(",", ":"))
+        return f'{{"firehoseRequestId":"{_uuid(rng.getrandbits(128))}"}}'
     if protocol == "sms":
         return "Message has been accepted by phone carrier"
     if protocol == "application":
-        return json.dumps({"apns-id": _uuid(rng)}, separators=(",", ":"))
+        return f'{{"apns-id":"{_uuid(rng.getrandbits(128))}"}}'
     return "OK"
 
 
-def _timestamp_text(rng: random.Random, published_ms: int) -> str:
+def _timestamp_text(draw: float, published_ms: int) -> str:
     """Mostly SNS's usual format; some with two fractional digits or AWS's ISO sample form."""
-    moment = datetime.fromtimestamp(published_ms / 1000, UTC)
-    draw = rng.random()
     if draw < 0.01:
+        moment = datetime.fromtimestamp(published_ms / 1000, UTC)
         return f"{moment:%Y-%m-%d}T{moment.hour}:{moment:%M:%S}Z"
-    millis = f"{published_ms % 1000:03d}"
-    if draw < 0.04:
-        return f"{moment:%Y-%m-%d %H:%M:%S}.{millis[:2]}"
-    return f"{moment:%Y-%m-%d %H:%M:%S}.{millis}"
+    text = millis_text(published_ms, " ")
+    return text[:-1] if draw < 0.04 else text
 
 
-def _record(
-    rng: random.Random,
-    *,
-    topic: SampleTopic,
-    subscription: SampleSubscription,
-    message_id: str,
-    md5: str,
-    published_ms: int,
-    outcome: _Outcome,
-) -> dict[str, Any]:
-    notification: dict[str, Any] = {}
-    if topic.carries_topic_arn:
-        notification["messageMD5Sum"] = md5
-    notification["messageId"] = message_id
-    if topic.carries_topic_arn:
-        notification["topicArn"] = topic.arn
-    notification["timestamp"] = _timestamp_text(rng, published_ms)
-    protocol = subscription.protocol
-    if protocol == "sms":
-        delivery: dict[str, Any] = {
-            "phoneCarrier": "Example Mobile",
-            "mnc": 270,
-            "numberOfMessageParts": 1,
-            "destination": subscription.endpoint,
-            "priceInUSD": 0.00645,
-            "smsType": "Transactional",
-            "mcc": 310,
-            "providerResponse": outcome.response,
-            "dwellTimeMs": outcome.dwell_ms,
-        }
-        if outcome.status == "SUCCESS":
-            delivery["dwellTimeMsUntilDeviceAck"] = outcome.dwell_ms + rng.randint(200, 2000)
-        return {"notification": notification, "delivery": delivery, "status": outcome.status}
-    delivery = {
-        "deliveryId": _uuid(rng),
-        "destination": subscription.endpoint,
-        "providerResponse": outcome.response,
-        "dwellTimeMs": outcome.dwell_ms,
-    }
-    if not (protocol == "lambda" and outcome.attempts == 1 and outcome.status == "SUCCESS"):
-        delivery["attempts"] = outcome.attempts
-    if outcome.status_code is not None:
-        delivery["statusCode"] = outcome.status_code
-    if protocol == "application":
-        delivery["token"] = f"{rng.getrandbits(256):064x}"
-    return {"notification": notification, "delivery": delivery, "status": outcome.status}
+def millis_text(timestamp_ms: int, separator: str) -> str:
+    """``YYYY-MM-DD<separator>HH:MM:SS.mmm`` of a UTC moment given in milliseconds.
+
+    Every record formats a moment or two, so this is built from parts: a data set spans few
+    minutes (formatted once each), seconds and milliseconds are looked up.
+    """
+    minute, of_minute = divmod(timestamp_ms, 60_000)
+    second, millis = divmod(of_minute, 1000)
+    return _minute_text(minute, separator) + _SECOND_TEXT[second] + _MILLIS_TEXT[millis]
+
+
+@functools.lru_cache(maxsize=65_536)
+def _minute_text(minute: int, separator: str) -> str:
+    return f"{datetime.fromtimestamp(minute * 60, UTC):%Y-%m-%d{separator}%H:%M}"
+
+
+_SECOND_TEXT = tuple(f":{second:02d}" for second in range(60))
+_MILLIS_TEXT = tuple(f".{millis:03d}" for millis in range(1000))
