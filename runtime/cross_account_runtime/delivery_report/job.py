@@ -44,6 +44,15 @@ LOCAL_SHUFFLE_PARTITIONS = 8
 LOCAL_JAVA_OPTIONS = "-XX:+UseSerialGC"
 """On a few cores G1's concurrent threads take CPU from the tasks; the serial collector cut the
 job's CPU time by about 8% on two cores (docs/delivery_report.md, Benchmark)."""
+CODEGEN_METHOD_LIMIT = {"spark.sql.codegen.hugeMethodLimit": "8000"}
+"""Run an operator without whole-stage code generation when its per-row method would exceed
+8,000 bytes of bytecode.
+
+HotSpot never compiles a method that big (``-XX:HugeMethodLimit``), so the fused method of
+the parse-and-write stage (about 13,000 bytes: every record column and reject reason of
+``normalize.py``) ran interpreted for the whole job. Split into operators, each with its own
+small compiled projection, the job used about a fifth less CPU (docs/delivery_report.md,
+*Where the CPU goes*). Spark's documentation recommends this value on HotSpot."""
 MIN_PARTITIONS = "spark.sql.files.minPartitionNum"
 LISTING_THRESHOLD = "spark.sql.sources.parallelPartitionDiscovery.threshold"
 DRIVER_LISTING_THRESHOLD = 1_000_000
@@ -104,6 +113,12 @@ def run(spark: SparkSession, config: JobConfig) -> JobResult:
 
 def _run(spark: SparkSession, config: JobConfig) -> JobResult:
     spark.conf.set("spark.sql.session.timeZone", "UTC")
+    with _session_conf(spark, CODEGEN_METHOD_LIMIT):
+        return _passes(spark, config)
+
+
+def _passes(spark: SparkSession, config: JobConfig) -> JobResult:
+    """List the inputs, write the records, aggregate them, write the summary and report."""
     timings: dict[str, float] = {}
     started = time.perf_counter()
     forced = None if config.layout == "auto" else Layout(config.layout)

@@ -50,10 +50,11 @@ MIXED_LINES = [
     TLS,
     _variant(delivery__statusCode="202"),
     LAMBDA + LAMBDA,
+    LAMBDA + "," + LAMBDA,
 ]
 MIXED_REJECTS = {
     "blank_line": 1,
-    "not_json": 4,
+    "not_json": 5,
     "not_a_delivery_record": 1,
     "missing_status": 1,
     "unknown_status": 1,
@@ -83,7 +84,13 @@ def test_json_lines_mixing_good_and_malformed(spark: SparkSession, tmp_path: Pat
     lenient = [r for r in rows if r["reject_reason"] is None and r["protocol"] == "lambda"]
     assert [r["status_code"] for r in lenient] == [202, 202]
     samples = {r["reject_reason"]: r["sample"] for r in rows if r["reject_reason"]}
-    assert samples["not_json"] in {"garbage", LAMBDA + "xyz", LAMBDA[:50], (LAMBDA + LAMBDA)[:300]}
+    assert samples["not_json"] in {
+        "garbage",
+        LAMBDA + "xyz",
+        LAMBDA[:50],
+        (LAMBDA + LAMBDA)[:300],
+        (LAMBDA + "," + LAMBDA)[:300],
+    }
 
 
 def test_export_lines_with_malformed_prefixes(spark: SparkSession, tmp_path: Path) -> None:
