@@ -1,18 +1,23 @@
-"""Benchmark: the delivery-report summary by the Spark job, by DuckDB and by a plain-Python loop.
+"""Benchmark: what the delivery report costs per record, by size, against DuckDB and Python.
 
-Generates 2,000,000 records in the export-task layout once into ``.cache/bench/`` (seeded),
-then computes the same summary three ways on the same files:
+For each size (200,000 and 2,000,000 records by default; ``--sizes ...,20000000`` for the
+largest) the export-layout data set is generated once into ``.cache/bench/`` (seeded,
+streamed to disk), then the same summary is computed on the same files by:
 
-- Spark: the real job through ``spark-submit`` (end to end, JVM start included) and the job's
-  own time without the JVM start-up (``total_s`` it reports);
-- the Spark floor: ``spark-submit`` of a script that only counts the lines of the same files,
+- ``spark``: the real job through ``spark-submit``, end to end (JVM start included);
+- ``spark_floor``: ``spark-submit`` of a script that only counts the lines of the same files,
   with the same settings -- what no Spark program over these files can beat on this machine;
-- DuckDB: SQL over the gzip files (``duckdb`` from the dev requirements);
-- Python: one ``json.loads`` per line with the same classification rules.
+- ``baseline``: with ``--baseline-revision REV``, the job as it was at git revision ``REV``
+  (a worktree under ``.cache/bench/``), run beside today's on the same files;
+- ``duckdb``: SQL over the gzip files;
+- ``python``: one ``json.loads`` per line with the same rules (up to ``--python-max-records``:
+  it holds every delivery key in memory).
 
-The three summaries must agree (``summary.comparable``); a mismatch raises. Prints one JSON
-object with records per second for each, the CPU seconds each used (steadier than wall time
-when other work shares the machine) and the load average around the run. Run: ``.venv/bin/python bench/bench_delivery_report.py``.
+The summaries must agree (``summary.comparable``); a mismatch raises. Prints one JSON object:
+per size and engine the wall and CPU seconds, CPU microseconds per record, records per second
+and both ratios to DuckDB; the Spark job's own phase timings; and what a day of the job costs
+on EMR Serverless at 1, 10 and 100 million deliveries from the CPU per record measured at the
+largest size (``emr_serverless_cost.py``). Run: ``.venv/bin/python bench/bench_delivery_report.py``.
 """
 
 from __future__ import annotations
@@ -22,7 +27,6 @@ import gzip
 import json
 import math
 import os
-import platform
 import re
 import resource
 import shutil
@@ -31,14 +35,17 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import bench_support
 import duckdb
+from emr_serverless_cost import cost_table
 
+from constructs_lib.defaults import REPORT_MAX_VCPUS
 from cross_account_runtime.delivery_report import spark_entry
 from cross_account_runtime.delivery_report.causes import (
     CAUSE_RULES,
@@ -61,14 +68,19 @@ from cross_account_runtime.delivery_report.timestamps import parse_lenient
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / ".cache" / "bench" / "delivery_report"
-RECORDS = 2_000_000
+SIZES = (200_000, 2_000_000)
+PYTHON_MAX_RECORDS = 2_000_000
+"""The plain-Python loop keeps every delivery key in a dict: past this it takes minutes and
+gigabytes and is left out unless asked for."""
 SEED = 7
 EXPORT_GROUP = re.compile(r"(?:^|/)(sns/[^/]+/[^/]+/.+)/[^/]+/[^/]+/[^/]+$")
 
 
 def ensure_data(records: int, seed: int) -> Path:
-    """The export-layout data set, generated once (the manifest says what is there)."""
-    manifest = CACHE / "manifest.json"
+    """The export-layout data set of ``records`` records, generated once (its manifest says
+    what is there); each size keeps its own folder so the largest is generated only once."""
+    folder = CACHE / f"{records}-seed{seed}"
+    manifest = folder / "manifest.json"
     if manifest.exists():
         found = json.loads(manifest.read_text())
         if (
@@ -76,10 +88,10 @@ def ensure_data(records: int, seed: int) -> Path:
             and found.get("seed") == seed
             and "export" in found.get("layouts", [])
         ):
-            return CACHE / "export"
-    shutil.rmtree(CACHE, ignore_errors=True)
-    write_layouts(records=records, seed=seed, out=CACHE, layouts=("export",))
-    return CACHE / "export"
+            return folder / "export"
+    shutil.rmtree(folder, ignore_errors=True)
+    write_layouts(records=records, seed=seed, out=folder, layouts=("export",))
+    return folder / "export"
 
 
 def data_files(root: Path) -> list[Path]:
@@ -126,14 +138,21 @@ class Submitted:
     output: str
 
 
-def spark_submit(script: Path, arguments: Sequence[str]) -> Submitted:
-    """Run ``script`` with ``spark-submit`` and the job's settings; raises if it fails."""
+RUNTIME_ROOT = Path(spark_entry.__file__).resolve().parents[2]
+ENTRY_IN_RUNTIME = Path(spark_entry.__file__).resolve().relative_to(RUNTIME_ROOT)
+
+
+def spark_submit(script: Path, arguments: Sequence[str], runtime_root: Path) -> Submitted:
+    """Run ``script`` with ``spark-submit`` and the job's settings, the job's package taken
+    from ``runtime_root`` (today's, or a baseline revision's); raises if it fails."""
     venv_bin = Path(sys.executable).parent
     env = dict(os.environ)
     env["PATH"] = f"{venv_bin}{os.pathsep}{env.get('PATH', '')}"
     env["PYSPARK_PYTHON"] = sys.executable
-    runtime_root = Path(spark_entry.__file__).resolve().parents[2]
-    env["PYTHONPATH"] = f"{runtime_root}{os.pathsep}{env.get('PYTHONPATH', '')}"
+    inherited = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(runtime_root), *(p for p in inherited if Path(p).resolve() != RUNTIME_ROOT)]
+    )
     command = [str(venv_bin / "spark-submit"), *SPARK_SETTINGS, str(script), *arguments]
     cpu_before = _children_cpu_s()
     started = time.perf_counter()
@@ -151,11 +170,14 @@ def _children_cpu_s() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def run_spark(data: Path, output: Path) -> tuple[Submitted, dict[str, float], dict[str, Any]]:
+def run_spark(
+    data: Path, output: Path, runtime_root: Path = RUNTIME_ROOT
+) -> tuple[Submitted, dict[str, float], dict[str, Any]]:
     """spark-submit of the job: what it took, the timings it printed, the summary it wrote."""
     submitted = spark_submit(
-        Path(spark_entry.__file__),
+        runtime_root / ENTRY_IN_RUNTIME,
         ["--input", str(data), "--output", str(output)],
+        runtime_root,
     )
     found = [
         line[line.index('{"timings"') :]
@@ -174,11 +196,35 @@ def run_spark_floor(data: Path, files: int) -> tuple[Submitted, int]:
     with tempfile.TemporaryDirectory() as directory:
         script = Path(directory) / "floor.py"
         script.write_text(FLOOR_SCRIPT, encoding="utf-8")
-        submitted = spark_submit(script, [data.as_uri(), str(max(files, os.cpu_count() or 1))])
+        submitted = spark_submit(
+            script, [data.as_uri(), str(max(files, os.cpu_count() or 1))], RUNTIME_ROOT
+        )
     counted = [line for line in submitted.output.splitlines() if line.startswith("lines=")]
     if not counted:
         raise RuntimeError(f"the floor script printed no count:\n{submitted.output[-4000:]}")
     return submitted, int(counted[-1].removeprefix("lines="))
+
+
+def baseline_runtime(revision: str) -> Path:
+    """The runtime package as it was at git ``revision``, in a worktree beside the cache.
+
+    Created once per commit; the job of that revision then runs on the same files, in the
+    same run, as today's: figures measured minutes or machines apart are not comparable.
+    """
+    commit = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--verify", f"{revision}^{{commit}}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    tree = CACHE.parent / f"baseline-{commit[:12]}"
+    if not (tree / "runtime").is_dir():
+        subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "add", "--force", "--detach", str(tree), commit],
+            capture_output=True,
+            check=True,
+        )
+    return tree / "runtime"
 
 
 def _sql_text(text: str) -> str:
@@ -509,78 +555,132 @@ def _differences(expected: Any, actual: Any, path: str = "") -> list[str]:
     return [] if expected == actual else [f"{path}: {str(expected)[:200]} != {str(actual)[:200]}"]
 
 
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
+@dataclass(frozen=True)
+class Measured:
+    """One engine over one data set."""
+
+    wall_s: float
+    cpu_s: float
+
+    def figures(self, records: int, duckdb: Measured | None) -> dict[str, float]:
+        """Wall and CPU seconds, CPU per record, records per second and the ratios to DuckDB
+        (records per second over DuckDB's; CPU per record over DuckDB's)."""
+        found = {
+            "wall_s": round(self.wall_s, 2),
+            "cpu_s": round(self.cpu_s, 2),
+            "cpu_us_per_record": round(self.cpu_s / records * 1e6, 2),
+            "records_per_s": round(records / self.wall_s),
+        }
+        if duckdb is not None:
+            found["rate_vs_duckdb"] = round(duckdb.wall_s / self.wall_s, 3)
+            found["cpu_per_record_vs_duckdb"] = round(self.cpu_s / duckdb.cpu_s, 2)
+        return found
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--records", type=int, default=RECORDS)
-    parser.add_argument("--seed", type=int, default=SEED)
-    args = parser.parse_args(argv)
-    data = ensure_data(args.records, args.seed)
+def _timed(run: Callable[[], Aggregates]) -> tuple[Aggregates, Measured]:
+    started, cpu_started = time.perf_counter(), time.process_time()
+    aggregates = run()
+    return aggregates, Measured(time.perf_counter() - started, time.process_time() - cpu_started)
+
+
+def _agree(name: str, reference: Mapping[str, Any], summary: Mapping[str, Any]) -> None:
+    differences = _differences(reference, json.loads(json.dumps(comparable(summary))))
+    if differences:
+        raise AssertionError(f"{name} disagrees with Spark:\n" + "\n".join(differences[:20]))
+
+
+def measure_size(records: int, seed: int, baseline: Path | None, python_max: int) -> dict[str, Any]:
+    """Every engine over the data set of ``records`` records; raises if they disagree."""
+    data = ensure_data(records, seed)
     files = data_files(data)
-    size = sum(f.stat().st_size for f in files)
     output = CACHE.parent / "delivery_report_out"
     load_before = os.getloadavg()
     floor, floor_lines = run_spark_floor(data, len(files))
     spark, timings, spark_summary = run_spark(data, output)
-    started, cpu_started = time.perf_counter(), time.process_time()
-    duck = build_summary(run_duckdb(files), read=args.records, files=[])
-    duck_seconds = time.perf_counter() - started
-    duck_cpu = time.process_time() - cpu_started
-    started, cpu_started = time.perf_counter(), time.process_time()
-    plain = build_summary(run_python(files), read=args.records, files=[])
-    python_seconds = time.perf_counter() - started
-    python_cpu = time.process_time() - cpu_started
-    load_after = os.getloadavg()
+    engines: dict[str, Measured] = {
+        "spark": Measured(spark.wall_s, spark.cpu_s),
+        "spark_floor": Measured(floor.wall_s, floor.cpu_s),
+    }
     reference = comparable(spark_summary)
-    for name, summary in (("duckdb", duck), ("python", plain)):
-        differences = _differences(reference, json.loads(json.dumps(comparable(summary))))
-        if differences:
-            raise AssertionError(f"{name} disagrees with Spark:\n" + "\n".join(differences[:20]))
-    records = spark_summary["accounting"]["records_parsed"]
-    if records != args.records:
-        raise AssertionError(f"Spark parsed {records} records of {args.records}")
+    if baseline is not None:
+        before, _, before_summary = run_spark(data, CACHE.parent / "baseline_out", baseline)
+        engines["baseline"] = Measured(before.wall_s, before.cpu_s)
+        _agree("the baseline revision", reference, before_summary)
+    duck, engines["duckdb"] = _timed(lambda: run_duckdb(files))
+    _agree("duckdb", reference, build_summary(duck, read=records, files=[]))
+    if records <= python_max:
+        plain, engines["python"] = _timed(lambda: run_python(files))
+        _agree("python", reference, build_summary(plain, read=records, files=[]))
+    load_after = os.getloadavg()
+    parsed = spark_summary["accounting"]["records_parsed"]
+    if parsed != records:
+        raise AssertionError(f"Spark parsed {parsed} records of {records}")
     if floor_lines != spark_summary["accounting"]["records_read"]:
         raise AssertionError(
             f"the floor counted {floor_lines} lines, the job read "
             f"{spark_summary['accounting']['records_read']}"
         )
+    figures: dict[str, Any] = {
+        "records": records,
+        "files": len(files),
+        "gzip_bytes": sum(f.stat().st_size for f in files),
+        "load_average_before": [round(v, 2) for v in load_before],
+        "load_average_after": [round(v, 2) for v in load_after],
+        **{name: m.figures(records, engines["duckdb"]) for name, m in engines.items()},
+        "spark_timings_s": {k: round(v, 2) for k, v in timings.items()},
+        "spark_busy_share": round(spark.cpu_s / (spark.wall_s * (os.cpu_count() or 1)), 3),
+        "summaries_agree": True,
+    }
+    if "baseline" in engines:
+        figures["spark_rate_vs_baseline"] = round(engines["baseline"].wall_s / spark.wall_s, 3)
+        figures["spark_cpu_vs_baseline"] = round(spark.cpu_s / engines["baseline"].cpu_s, 3)
+    return figures
 
-    def rate(seconds: float, cpu_seconds: float | None = None) -> dict[str, float]:
-        figures = {"seconds": round(seconds, 2), "records_per_s": round(records / seconds)}
-        if cpu_seconds is not None:
-            figures["cpu_s"] = round(cpu_seconds, 2)
-        return figures
 
-    print(
-        json.dumps(
-            {
-                "records": records,
-                "files": len(files),
-                "gzip_bytes": size,
-                "nproc": os.cpu_count(),
-                "cpu": _cpu_model(),
-                "load_average_before": [round(v, 2) for v in load_before],
-                "load_average_after": [round(v, 2) for v in load_after],
-                "spark_end_to_end": rate(spark.wall_s, spark.cpu_s),
-                "spark_without_jvm_startup": rate(timings["total_s"]),
-                "spark_floor": rate(floor.wall_s, floor.cpu_s),
-                "duckdb": rate(duck_seconds, duck_cpu),
-                "python_json": rate(python_seconds, python_cpu),
-                "spark_timings_s": {k: round(v, 2) for k, v in timings.items()},
-                "summaries_agree": True,
-            },
-            indent=2,
-        ),
+def _sizes(text: str) -> tuple[int, ...]:
+    try:
+        sizes = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give record counts separated by commas, e.g. 200000,2000000,20000000"
+        ) from None
+    if not sizes or min(sizes) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: every size must be at least 1")
+    return sizes
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument(
+        "--sizes",
+        type=_sizes,
+        default=SIZES,
+        help="record counts, comma-separated (default 200000,2000000; add 20000000 for the largest)",
     )
+    parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument(
+        "--baseline-revision",
+        help="also run the job of this git revision on the same files (e.g. HEAD~3)",
+    )
+    parser.add_argument("--python-max-records", type=int, default=PYTHON_MAX_RECORDS)
+    args = parser.parse_args(argv)
+    baseline = baseline_runtime(args.baseline_revision) if args.baseline_revision else None
+    sizes = {
+        str(records): measure_size(records, args.seed, baseline, args.python_max_records)
+        for records in sorted(args.sizes)
+    }
+    largest = sizes[str(max(args.sizes))]
+    result: dict[str, Any] = {
+        "machine": bench_support.machine(),
+        "baseline_revision": args.baseline_revision,
+        "sizes": sizes,
+        "emr_serverless_per_day": cost_table(
+            largest["spark"]["cpu_us_per_record"] / 1e6,
+            largest["spark_busy_share"],
+            REPORT_MAX_VCPUS,
+        ),
+    }
+    print(json.dumps(result, indent=2))
     return 0
 
 
