@@ -45,7 +45,8 @@ def skip_reason(name: str) -> str | None:
 
 
 def is_gzip(head: bytes) -> bool:
-    """Whether the bytes start a gzip member (Firehose objects carry no ``.gz`` suffix)."""
+    """Whether the bytes start a gzip member, whatever the name (a Firehose stream without
+    ``FileExtension`` writes gzip objects without a ``.gz`` suffix)."""
     return head.startswith(GZIP_MAGIC)
 
 

@@ -2,10 +2,11 @@
 
 Listing and sniffing go through Hadoop's ``FileSystem`` in the JVM, so an ``s3a://`` prefix is
 handled by the same code as a local directory. Text is read by Spark's text source, which
-decompresses ``.gz`` files (including gzip files of several members) in the JVM. Firehose
-objects are gzip without a ``.gz`` suffix, which Hadoop would read as raw bytes: those alone
-are gunzipped in Python workers (zlib, in C) and handed back as text; JSON is still parsed in
-the JVM.
+decompresses ``.gz`` files (including gzip files of several members) in the JVM; our delivery
+stream names its objects ``.gz`` (``FileExtension``) for that reason. Firehose objects of a
+stream without ``FileExtension`` are gzip without the suffix, which Hadoop would read as raw
+bytes: those alone are gunzipped in Python workers (zlib, in C) and handed back as text; JSON
+is still parsed in the JVM.
 """
 
 from __future__ import annotations
