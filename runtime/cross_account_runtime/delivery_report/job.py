@@ -51,8 +51,9 @@ CODEGEN_METHOD_LIMIT = {"spark.sql.codegen.hugeMethodLimit": "8000"}
 HotSpot never compiles a method that big (``-XX:HugeMethodLimit``), so the fused method of
 the parse-and-write stage (about 13,000 bytes: every record column and reject reason of
 ``normalize.py``) ran interpreted for the whole job. Split into operators, each with its own
-small compiled projection, the job used about a fifth less CPU (docs/delivery_report.md,
-*Where the CPU goes*). Spark's documentation recommends this value on HotSpot."""
+small compiled projection, parsing and classifying used about a fifth less CPU
+(docs/delivery_report.md, *Where the CPU goes*). Spark's documentation recommends this value
+on HotSpot."""
 MIN_PARTITIONS = "spark.sql.files.minPartitionNum"
 LISTING_THRESHOLD = "spark.sql.sources.parallelPartitionDiscovery.threshold"
 DRIVER_LISTING_THRESHOLD = 1_000_000
