@@ -130,11 +130,31 @@ Its time is what no Spark job over these files can go below on this machine."""
 
 
 @dataclass(frozen=True)
-class Submitted:
-    """What one ``spark-submit`` took: wall time, CPU time of all its processes, its output."""
+class Measured:
+    """One engine over one data set."""
 
     wall_s: float
     cpu_s: float
+
+    def figures(self, records: int, duckdb: Measured | None) -> dict[str, float]:
+        """Wall and CPU seconds, CPU per record, records per second and the ratios to DuckDB
+        (records per second over DuckDB's; CPU per record over DuckDB's)."""
+        found = {
+            "wall_s": round(self.wall_s, 2),
+            "cpu_s": round(self.cpu_s, 2),
+            "cpu_us_per_record": round(self.cpu_s / records * 1e6, 2),
+            "records_per_s": round(records / self.wall_s),
+        }
+        if duckdb is not None:
+            found["rate_vs_duckdb"] = round(duckdb.wall_s / self.wall_s, 3)
+            found["cpu_per_record_vs_duckdb"] = round(self.cpu_s / duckdb.cpu_s, 2)
+        return found
+
+
+@dataclass(frozen=True)
+class Submitted(Measured):
+    """What one ``spark-submit`` took (the CPU time of all its processes), and its output."""
+
     output: str
 
 
@@ -555,28 +575,6 @@ def _differences(expected: Any, actual: Any, path: str = "") -> list[str]:
     return [] if expected == actual else [f"{path}: {str(expected)[:200]} != {str(actual)[:200]}"]
 
 
-@dataclass(frozen=True)
-class Measured:
-    """One engine over one data set."""
-
-    wall_s: float
-    cpu_s: float
-
-    def figures(self, records: int, duckdb: Measured | None) -> dict[str, float]:
-        """Wall and CPU seconds, CPU per record, records per second and the ratios to DuckDB
-        (records per second over DuckDB's; CPU per record over DuckDB's)."""
-        found = {
-            "wall_s": round(self.wall_s, 2),
-            "cpu_s": round(self.cpu_s, 2),
-            "cpu_us_per_record": round(self.cpu_s / records * 1e6, 2),
-            "records_per_s": round(records / self.wall_s),
-        }
-        if duckdb is not None:
-            found["rate_vs_duckdb"] = round(duckdb.wall_s / self.wall_s, 3)
-            found["cpu_per_record_vs_duckdb"] = round(self.cpu_s / duckdb.cpu_s, 2)
-        return found
-
-
 def _timed(run: Callable[[], Aggregates]) -> tuple[Aggregates, Measured]:
     started, cpu_started = time.perf_counter(), time.process_time()
     aggregates = run()
@@ -597,14 +595,11 @@ def measure_size(records: int, seed: int, baseline: Path | None, python_max: int
     load_before = os.getloadavg()
     floor, floor_lines = run_spark_floor(data, len(files))
     spark, timings, spark_summary = run_spark(data, output)
-    engines: dict[str, Measured] = {
-        "spark": Measured(spark.wall_s, spark.cpu_s),
-        "spark_floor": Measured(floor.wall_s, floor.cpu_s),
-    }
+    engines: dict[str, Measured] = {"spark": spark, "spark_floor": floor}
     reference = comparable(spark_summary)
     if baseline is not None:
         before, _, before_summary = run_spark(data, CACHE.parent / "baseline_out", baseline)
-        engines["baseline"] = Measured(before.wall_s, before.cpu_s)
+        engines["baseline"] = before
         _agree("the baseline revision", reference, before_summary)
     duck, engines["duckdb"] = _timed(lambda: run_duckdb(files))
     _agree("duckdb", reference, build_summary(duck, read=records, files=[]))
