@@ -242,6 +242,7 @@ def baseline_runtime(revision: str) -> Path:
         subprocess.run(
             ["git", "-C", str(ROOT), "worktree", "add", "--force", "--detach", str(tree), commit],
             capture_output=True,
+            text=True,
             check=True,
         )
     return tree / "runtime"
@@ -659,7 +660,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--python-max-records", type=int, default=PYTHON_MAX_RECORDS)
     args = parser.parse_args(argv)
-    baseline = baseline_runtime(args.baseline_revision) if args.baseline_revision else None
+    try:
+        baseline = baseline_runtime(args.baseline_revision) if args.baseline_revision else None
+    except subprocess.CalledProcessError as error:
+        parser.error(
+            f"--baseline-revision {args.baseline_revision}: git could not check it out "
+            f"({(error.stderr or '').strip() or error}); give a commit of this repository, "
+            "e.g. HEAD~3"
+        )
     sizes = {
         str(records): measure_size(records, args.seed, baseline, args.python_max_records)
         for records in sorted(args.sizes)
