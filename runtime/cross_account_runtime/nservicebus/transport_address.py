@@ -384,7 +384,11 @@ class QueueNaming(_Value):
     """A queue-name prefix and the generator that applies it, checked for idempotence.
 
     The check runs on a few probe names when the naming is built and again on every name it
-    makes, so a generator that is not idempotent is refused before it misroutes a message.
+    makes, so a generator that is not idempotent is refused before it misroutes a message. The
+    probes are checked for idempotence only, as the transport's own start-up probe is
+    (``AssertQueueNameGeneratorIdempotent``): a custom generator that keeps dots, say, is fine
+    as long as the names of real queues are, and those are checked against SQS's rules when
+    they are made.
     """
 
     __slots__ = ("generator", "prefix")
@@ -406,13 +410,24 @@ class QueueNaming(_Value):
         self._set("prefix", prefix)
         self._set("generator", generator)
         for probe in probes:
-            self.queue_name(probe)
-            self.queue_name(prefix + probe)
+            self._idempotent_name(probe)
+            self._idempotent_name(prefix + probe)
 
     def queue_name(self, destination: str) -> str:
-        """The queue name for ``destination``; refuses a generator that is not idempotent."""
-        name = self.generator(destination, self.prefix)
+        """The queue name for ``destination``, checked against SQS's naming rules; refuses a
+        generator that is not idempotent."""
+        name = self._idempotent_name(destination)
         check_queue_name(name, f"queue name generated from {destination!r}")
+        return name
+
+    def _idempotent_name(self, destination: str) -> str:
+        """What the generator makes of ``destination``, if it leaves that unchanged."""
+        name = self.generator(destination, self.prefix)
+        if not isinstance(name, str):
+            raise AddressError(
+                f"the queue name generator returned {type(name).__name__} for "
+                f"{destination!r}; it must return the queue name as text"
+            )
         again = self.generator(name, self.prefix)
         if again != name:
             raise NonIdempotentGeneratorError(

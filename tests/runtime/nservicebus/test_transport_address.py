@@ -405,12 +405,21 @@ def test_a_custom_generator_is_checked_again_on_every_name_it_makes() -> None:
         naming.queue_name("Billing")
 
 
-def test_a_custom_generator_must_make_valid_queue_names() -> None:
+def test_a_custom_generator_is_probed_for_idempotence_only_real_names_must_be_valid() -> None:
     def keep_dots(destination: str, prefix: str) -> str:
         return destination if destination.startswith(prefix) else prefix + destination
 
+    # Upstream's own idempotent generator: the probe "Sales.Orders" keeps its dot, which only
+    # a real queue's name would have to lose.
+    naming = QueueNaming("dev-", keep_dots)
+    assert naming.queue_name("Billing") == "dev-Billing"
     with pytest.raises(AddressError, match=r"generated from 'Sales\.Orders'"):
-        QueueNaming("dev-", keep_dots)
+        naming.queue_name("Sales.Orders")
+
+
+def test_a_custom_generator_that_returns_no_text_is_refused_naming_what_it_returned() -> None:
+    with pytest.raises(AddressError, match="returned NoneType for 'MyEndpoint'"):
+        QueueNaming("dev-", lambda _destination, _prefix: None)  # type: ignore[arg-type,return-value]
 
 
 def test_an_idempotent_custom_generator_is_accepted() -> None:
