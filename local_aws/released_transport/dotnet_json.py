@@ -9,9 +9,21 @@ two surrogates), the HTML-sensitive ``"``, ``&``, ``'``, ``+``, ``<``, ``>`` and
 ``\\uXXXX`` too, ``\\`` as ``\\\\``, and ``\\b \\t \\n \\f \\r`` by name. So a base64 body with ``+``
 is written with ``\\u002B``. Byte-exact comparisons depend on this; readers accept any escape.
 
+The platform's plugins serialize their messages with ``JsonSerializer`` and default options too
+(NServiceBus.Heartbeat 6.0.1 ``src/NServiceBus.Heartbeat/ServiceControlBackend.cs``,
+NServiceBus.CustomChecks 6.0.1 ``src/NServiceBus.CustomChecks/ServiceControlBackend.cs``,
+NServiceBus.SagaAudit 6.0.1 ``src/NServiceBus.SagaAudit/ServiceControlBackend.cs``,
+NServiceBus.Metrics.ServiceControl 6.0.1 ``src/NServiceBus.Metrics.ServiceControl/
+ServiceControlReporting/EndpointMetadata.cs``): properties in declaration order, ``null`` written,
+``true``/``false``, numbers as they are; :func:`write_json` writes such a tree.
+
 Reading: System.Text.Json rejects what JSON rejects; Python's ``json`` also accepts ``NaN``,
 ``Infinity`` and ``-Infinity``, which are refused here. Objects arrive as ordered pairs so that a
 caller can apply properties in document order, duplicates included, as the deserializer does.
+Binding to a class (:func:`read_properties`) is case-sensitive, ignores unknown properties and
+lets the last of duplicate names win; a property's value must have the JSON kind its .NET type
+reads (:func:`read_boolean`, :func:`read_int32`, :func:`read_guid` — a ``Guid`` is read in the
+``D`` form only).
 """
 
 from __future__ import annotations
@@ -75,6 +87,24 @@ def write_string_dictionary(values: Mapping[str, str | None]) -> str:
     return "{" + members + "}"
 
 
+def write_json(value: Any) -> str:
+    """``JsonSerializer.Serialize`` of a tree of ``None``, ``bool``, ``int``, ``str``, lists and
+    mappings (members in the mapping's order), compact, strings escaped as :func:`write_string`
+    does. Dates, GUIDs and TimeSpans are given as the text their converters write."""
+    if value is None or isinstance(value, str):
+        return write_string(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, Mapping):
+        members = ",".join(f"{write_string(key)}:{write_json(item)}" for key, item in value.items())
+        return "{" + members + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ",".join(write_json(item) for item in value) + "]"
+    raise TypeError(f"no JSON form for {type(value).__name__}")
+
+
 def _refuse_constant(name: str) -> Any:
     raise DotnetJsonError(f"'{name}' is an invalid JSON literal.")
 
@@ -112,3 +142,39 @@ def read_string(value: Any) -> str | None:
     if value is None or isinstance(value, str):
         return value
     raise DotnetJsonError("The JSON value could not be converted to System.String.")
+
+
+def read_properties(value: Any, type_name: str) -> dict[str, Any] | None:
+    """A parsed value bound to the class ``type_name``: ``None`` for JSON ``null``, else its
+    members by name (the last of duplicates wins); anything but an object is refused."""
+    if value is None:
+        return None
+    if not isinstance(value, JsonObject):
+        raise DotnetJsonError(f"The JSON value could not be converted to {type_name}.")
+    return dict(value)
+
+
+def read_boolean(value: Any) -> bool:
+    """A parsed value bound to ``bool``: ``true`` or ``false`` only."""
+    if isinstance(value, bool):
+        return value
+    raise DotnetJsonError("The JSON value could not be converted to System.Boolean.")
+
+
+def read_int32(value: Any) -> int:
+    """A parsed value bound to ``int``: an integral number in range."""
+    if isinstance(value, int) and not isinstance(value, bool) and -(2**31) <= value < 2**31:
+        return value
+    raise DotnetJsonError("The JSON value could not be converted to System.Int32.")
+
+
+_GUID_D: Final = re.compile(
+    "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+)
+
+
+def read_guid(value: Any) -> str:
+    """A parsed value bound to ``Guid``: a string in the ``D`` form, returned lower-case."""
+    if isinstance(value, str) and _GUID_D.fullmatch(value):
+        return value.lower()
+    raise DotnetJsonError("The JSON value could not be converted to System.Guid.")

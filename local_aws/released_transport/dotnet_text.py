@@ -7,7 +7,8 @@ arithmetic and its exception-message truncation all depend on that, and a Python
 sequence of code points) gives different answers unless it is looked at through these helpers.
 
 Facts: Microsoft's documentation of ``Char.IsLetterOrDigit``, ``Char.IsWhiteSpace`` and
-``Convert.TryFromBase64String``; how NServiceBus.AmazonSQS uses them is cited where used
+``Convert.TryFromBase64String``; dotnet/runtime
+``src/libraries/System.Private.CoreLib/src/System/Number.Parsing.cs`` (``TrailingZeros``); how NServiceBus.AmazonSQS uses them is cited where used
 (``src/NServiceBus.Transport.SQS/QueueCache.cs``, ``Receiving/TransportMessageExtensions.cs``,
 ``Sending/MessageDispatcher.cs``).
 """
@@ -33,9 +34,11 @@ also accepts U+001C..U+001F, .NET does not)."""
 _BASE64_IGNORED: Final = str.maketrans("", "", "\t\n\r ")
 """``Convert.TryFromBase64String`` skips these four characters wherever they appear."""
 
-_INTEGER: Final = re.compile(r"[\t\n\v\f\r ]*([+-]?[0-9]+)[\t\n\v\f\r ]*")
+_INTEGER: Final = re.compile(r"[\t\n\v\f\r ]*([+-]?[0-9]+)[\t\n\v\f\r ]*\x00*")
 """``NumberStyles.Integer``: optional white space (these six only), an optional sign, ASCII
-digits."""
+digits; then, as .NET's parser allows "for compatibility", any number of trailing U+0000
+(``Number.Parsing.cs``, ``TrailingZeros``; SQS refuses U+0000 in attribute values, so only a
+hand-built message can carry one)."""
 
 _BMP_LIMIT: Final = 0xFFFF
 _SURROGATES: Final = range(0xD800, 0xE000)
@@ -127,7 +130,7 @@ def is_valid_sqs_text(text: str) -> bool:
 def try_parse_integer(text: str | None, bits: int = 32) -> int | None:
     """``int.TryParse`` (``bits=32``) or ``long.TryParse`` (``bits=64``) with the invariant
     culture: ``None`` when the text is not an integer in range (Python's ``int`` would also take
-    ``1_000`` and non-ASCII digits)."""
+    ``1_000``, non-ASCII digits and white space .NET refuses, and has no range)."""
     match = _INTEGER.fullmatch(text or "")
     if match is None:
         return None

@@ -15,6 +15,18 @@ Three forms reach the wire or an exception message:
   ``ServiceControl.Retry.Successful``. The parser requires the exact length and digits in every
   digit position.
 
+Two more belong to the platform's plugins and ServiceControl:
+
+* ``DateTime.Ticks``: 100 ns since 0001-01-01, what NServiceBus.Metrics.ServiceControl writes into
+  its binary reports (``RingBuffer.cs``: ``DateTime.UtcNow.Ticks``).
+* ``DateTime`` in System.Text.Json (the plugins' message bodies, ServiceControl reading them):
+  ISO 8601 ``yyyy-MM-ddTHH:mm:ss[.fffffff]`` with the fraction's trailing zeros dropped and ``Z``
+  for a UTC value; read back with an optional offset (``Z`` or ``±hh:mm``) and a date alone
+  allowed. System.Text.Json reads a value without offset as unspecified and one with an offset
+  as local time; the model reads both as the UTC instant they name (ServiceControl compares and
+  stores them as such) (dotnet/runtime ``src/libraries/System.Text.Json/src/System/Text/Json/
+  JsonHelpers.Date.cs``, ``Writer/JsonWriterHelper.Date.cs``).
+
 A clock is a parameter wherever the transport reads ``DateTimeOffset.UtcNow``, so a test can
 run a 20-minute delay without waiting.
 """
@@ -58,6 +70,16 @@ _TIMESPAN_PATTERNS: Final = (
         r"(?P<sign>-)?(?P<days>\d+):(?P<hours>\d+):(?P<minutes>\d+):(?P<seconds>\d+)"
         r"(?:\.(?P<fraction>\d+))?"
     ),
+)
+
+
+DOTNET_EPOCH: Final = datetime(1, 1, 1, tzinfo=UTC)
+"""``DateTime.MinValue`` as UTC (also ``DateTimeOffset.MinValue.UtcDateTime``): tick 0."""
+
+_JSON_DATETIME: Final = re.compile(
+    r"(?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2})"
+    r"(?:T(?P<hour>\d{2}):(?P<minute>\d{2})(?::(?P<second>\d{2})(?:\.(?P<fraction>\d{1,16}))?)?"
+    r"(?P<offset>Z|[+-]\d{2}:\d{2})?)?"
 )
 
 
@@ -177,3 +199,49 @@ def from_epoch_milliseconds(text: str) -> datetime:
     """``MessageExtensions.GetAdjustedDateTimeFromServerSetAttributes`` with no clock skew: an
     SQS system attribute (``SentTimestamp``, ``ApproximateFirstReceiveTimestamp``) as a time."""
     return datetime(1970, 1, 1, tzinfo=UTC) + timedelta(milliseconds=int(text))
+
+
+def to_ticks(moment: datetime) -> int:
+    """``DateTime.Ticks`` of the UTC time ``moment``."""
+    return ticks_of(moment.astimezone(UTC) - DOTNET_EPOCH)
+
+
+def to_json_datetime(moment: datetime) -> str:
+    """A UTC ``DateTime`` as System.Text.Json writes it: ``yyyy-MM-ddTHH:mm:ss``, the seven
+    fraction digits without trailing zeros (none when all are zero), then ``Z``."""
+    utc = moment.astimezone(UTC)
+    fraction = f"{utc.microsecond * TICKS_PER_MICROSECOND:07}".rstrip("0")
+    return (
+        f"{utc.year:04}-{utc.month:02}-{utc.day:02}T{utc.hour:02}:{utc.minute:02}:{utc.second:02}"
+        + (f".{fraction}" if fraction else "")
+        + "Z"
+    )
+
+
+def from_json_datetime(text: str) -> datetime:
+    """A ``DateTime`` System.Text.Json accepts (see the module text), as a UTC time; the
+    fraction is kept to the microsecond. Raises ``ValueError`` for anything else."""
+    unsupported = f"The JSON value '{text}' is not in a supported DateTime format."
+    match = _JSON_DATETIME.fullmatch(text)
+    if match is None:
+        raise ValueError(unsupported)
+    parts = match.groupdict()
+    fraction = (parts["fraction"] or "").ljust(6, "0")[:6]
+    try:
+        moment = datetime(
+            int(parts["year"]),
+            int(parts["month"]),
+            int(parts["day"]),
+            int(parts["hour"] or 0),
+            int(parts["minute"] or 0),
+            int(parts["second"] or 0),
+            int(fraction),
+            tzinfo=UTC,
+        )
+    except ValueError as impossible:
+        raise ValueError(unsupported) from impossible
+    offset = parts["offset"]
+    if offset and offset != "Z":
+        sign = -1 if offset[0] == "-" else 1
+        moment -= sign * timedelta(hours=int(offset[1:3]), minutes=int(offset[4:6]))
+    return moment

@@ -30,8 +30,26 @@ the dispatcher directly (no pipeline). Core retries a subscribe request only on 
 ``QueueNotFoundException``, which the SQS dispatcher never raises: a missing publisher queue
 fails the subscribe at once.
 
-Not modelled (see ``docs/released_transport.md``): auditing, sagas, outbox, visibility renewal,
-concurrency, ``MapEvent``, auto-subscribe at start-up (call :meth:`ReleasedEndpoint.subscribe`).
+The platform's plugins, each off unless its settings are given (:class:`EndpointSettings`):
+auditing (:mod:`~local_aws.released_transport.audit`: the audit copy joins the handler's batched
+dispatch), heartbeats (:mod:`~local_aws.released_transport.heartbeats`), custom checks
+(:mod:`~local_aws.released_transport.custom_checks`), metrics
+(:mod:`~local_aws.released_transport.metrics`) and saga audit
+(:mod:`~local_aws.released_transport.saga_audit`). :meth:`ReleasedEndpoint.start` does what their
+startup tasks do at once — saga audit's queue check (which can stop the start), the heartbeat
+registration, the first run of every custom check, the first endpoint metadata report — and
+their timers are steps: :meth:`ReleasedEndpoint.send_heartbeat`,
+:meth:`ReleasedEndpoint.retry_heartbeat_registration`, :meth:`ReleasedEndpoint.run_custom_checks`,
+:meth:`ReleasedEndpoint.report_metrics`, :meth:`ReleasedEndpoint.report_endpoint_metadata`. The
+order of the startup tasks upstream follows the order the features were enabled in; the model
+fixes the one above.
+
+Every received message's ``NServiceBus.TimeSent``, when it has one, is parsed first
+(``ProcessingStatisticsBehavior``): one core cannot read fails the message into recoverability.
+
+Not modelled (see ``docs/released_transport.md``): sagas (a handler declares the saga it ran
+as, for saga audit), outbox, visibility renewal, concurrency, ``MapEvent``, auto-subscribe at
+start-up (call :meth:`ReleasedEndpoint.subscribe`).
 
 Facts: see the modules composed here; the start-up order (input pump, then delayed messages
 pump) is NServiceBus.AmazonSQS 9.1.1 ``src/NServiceBus.Transport.SQS/Receiving/MessagePump.cs``,
@@ -44,7 +62,11 @@ NServiceBus 10.2.5 ``src/NServiceBus.Core/Unicast/MessageOperations.cs``,
 ``MigrationUnsubscribeTerminator.cs``, ``SubscriptionMigrationMode.cs``),
 ``Routing/MessageDrivenSubscriptions/SubscriptionRouter.cs``,
 ``Pipeline/Incoming/DeserializeMessageConnector.cs`` (control messages),
-``Pipeline/Outgoing/SerializeMessageConnector.cs`` (the hierarchy).
+``Pipeline/Outgoing/SerializeMessageConnector.cs`` (the hierarchy),
+``Performance/Statistics/ProcessingStatisticsBehavior.cs`` (the time sent),
+``Pipeline/Incoming/TransportReceiveToPhysicalMessageConnector.cs`` (the batched dispatch after
+the physical stage), ``Pipeline/MainPipelineExecutor.cs`` (the completed receive the metrics
+probes observe); the plugins' files are cited in their modules.
 """
 
 from __future__ import annotations
@@ -52,9 +74,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import timedelta
-from typing import Any, Final
+from datetime import datetime, timedelta
+from typing import Any, Final, TypeVar
 
+from local_aws.released_transport.audit import AuditSettings, ProcessingTimes, audit_operation
 from local_aws.released_transport.core_headers import (
     MessageIntent,
     apply_routing_headers,
@@ -63,18 +86,24 @@ from local_aws.released_transport.core_headers import (
     retry_acknowledgement_headers,
     subscription_control_headers,
 )
+from local_aws.released_transport.custom_checks import CustomCheckSettings, CustomChecksRunner
 from local_aws.released_transport.delayed_pump import DelayedMessagesPump
 from local_aws.released_transport.dispatcher import MessageDispatcher, Operation
-from local_aws.released_transport.dotnet_time import Clock, TimeSpan, system_clock
+from local_aws.released_transport.dotnet_time import Clock, TimeSpan, from_wire_format, system_clock
 from local_aws.released_transport.headers import (
     CONTROL_MESSAGE,
     CORE_TIME_TO_BE_RECEIVED,
+    ENCLOSED_MESSAGE_TYPES,
     MESSAGE_ID,
+    MESSAGE_INTENT,
     REPLY_TO_ADDRESS,
     RETRY_ACKNOWLEDGEMENT_QUEUE,
     RETRY_UNIQUE_MESSAGE_ID,
+    TIME_SENT,
     TRUE_STRING,
+    HeaderDict,
 )
+from local_aws.released_transport.heartbeats import HeartbeatSender, HeartbeatSettings
 from local_aws.released_transport.host import HostInformation
 from local_aws.released_transport.hybrid_pubsub import DEFAULT_SUBSCRIPTIONS_CACHE_TTL
 from local_aws.released_transport.input_pump import (
@@ -90,6 +119,7 @@ from local_aws.released_transport.message_driven import (
     is_subscription_message,
     receive_subscription_message,
 )
+from local_aws.released_transport.metrics import MetricsReporter, MetricsSettings
 from local_aws.released_transport.naming import (
     QueueNameGenerator,
     assert_queue_name_generator_idempotent,
@@ -119,6 +149,17 @@ from local_aws.released_transport.recoverability import (
     move_to_error_message,
 )
 from local_aws.released_transport.s3_settings import S3Settings
+from local_aws.released_transport.saga_audit import (
+    SagaAuditBackend,
+    SagaAuditSettings,
+    SagaChangeOutput,
+    SagaInvocation,
+    add_invoked_saga,
+    add_saga_state_change,
+    saga_change_initiator,
+    saga_updated_body,
+)
+from local_aws.released_transport.service_platform import SendAttempt
 from local_aws.released_transport.sqs_shapes import ReceivedMessage
 from local_aws.released_transport.subscription_manager import SubscriptionManager
 from local_aws.released_transport.subscription_storage import NonDurableSubscriptionStorage
@@ -130,6 +171,7 @@ from local_aws.released_transport.topic_names import (
 )
 
 DEFAULT_ERROR_QUEUE: Final = "error"
+_Plugin = TypeVar("_Plugin")
 
 
 class ReplyWithoutReplyToAddressError(Exception):
@@ -143,6 +185,11 @@ class EndpointNotStartedError(RuntimeError):
 class NoSnsClientError(RuntimeError):
     """The endpoint was asked to publish or subscribe without an SNS client (the model's guard:
     the released transport builds a default client)."""
+
+
+class PluginNotConfiguredError(RuntimeError):
+    """A plugin's step was asked of an endpoint whose settings do not enable the plugin, or
+    before :meth:`ReleasedEndpoint.start`."""
 
 
 @dataclass(frozen=True)
@@ -172,8 +219,11 @@ class EndpointSettings:
     and ``topic_name_generator`` are ``TopicNamePrefix`` and ``TopicNameGenerator`` (its first
     argument the event type's ``FullName``); ``s3`` is ``transport.S3``; ``policies`` is
     ``transport.Policies``; ``max_time_to_live`` is ``MaxTimeToLive`` (queue retention and the
-    bodies' expiry); ``message_driven_pub_sub`` enables the compatibility mode. ``clock`` and
-    ``sleep`` replace the real ones in tests.
+    bodies' expiry); ``message_driven_pub_sub`` enables the compatibility mode. The platform's
+    plugins, all off by default: ``audit`` (``AuditProcessedMessagesTo``), ``heartbeats``
+    (``SendHeartbeatTo``), ``custom_checks`` (``ReportCustomChecksTo`` and the checks),
+    ``metrics`` (``EnableMetrics().SendMetricDataToServiceControl``) and ``saga_audit``
+    (``AuditSagaStateChanges``). ``clock`` and ``sleep`` replace the real ones in tests.
     """
 
     queue_name_prefix: str | None = None
@@ -194,6 +244,11 @@ class EndpointSettings:
     reserve_bytes_in_message_size_calculation: int = 0
     max_time_to_live: timedelta = timedelta(seconds=DEFAULT_MAX_TIME_TO_LIVE_SECONDS)
     message_driven_pub_sub: MessageDrivenPubSubCompatibility | None = None
+    audit: AuditSettings | None = None
+    heartbeats: HeartbeatSettings | None = None
+    custom_checks: CustomCheckSettings | None = None
+    metrics: MetricsSettings | None = None
+    saga_audit: SagaAuditSettings | None = None
     clock: Clock = system_clock
     sleep: Callable[[float], None] = time.sleep
 
@@ -205,7 +260,9 @@ class IncomingMessage:
 
     native_message_id: str
     message_id: str
-    headers: Mapping[str, str | None]
+    headers: HeaderDict
+    """Core's ``Dictionary``: a saga handler's headers are added to it, and the audit copy
+    takes them."""
     body: bytes
     receive_address: str
     transport_transaction: TransportTransaction
@@ -246,6 +303,43 @@ class MessageHandlerContext:
         self.message = message
         self._endpoint = endpoint
         self.pending: list[Operation] = []
+        self.saga: SagaInvocation | None = None
+        """The saga the handler ran as (:meth:`handled_by_saga`)."""
+        self.saga_outputs: list[SagaChangeOutput] = []
+        """What the handler sent, replied and published, as saga audit notes it."""
+
+    def handled_by_saga(
+        self,
+        saga_type: str,
+        saga_id: str,
+        state: str,
+        *,
+        is_new: bool = False,
+        is_completed: bool = False,
+    ) -> None:
+        """Declare that this handler ran as the saga ``saga_type`` (its class's ``FullName``)
+        on the saga data ``saga_id`` (a GUID), leaving ``state`` (the data as its serializer
+        writes it): the model's stand-in for core's sagas, which only saga audit observes."""
+        self.saga = SagaInvocation(saga_type, saga_id, state, is_new, is_completed)
+
+    def _note_output(
+        self, operations: Sequence[Operation], message_type: str, delay: timedelta | None
+    ) -> None:
+        """``CaptureSagaResultingMessagesBehavior``: with saga audit on, each logical message."""
+        if self._endpoint.settings.saga_audit is None:
+            return
+        message = operations[0].message
+        unicast = [op.destination for op in operations if isinstance(op, TransportOperation)]
+        self.saga_outputs.append(
+            SagaChangeOutput(
+                full_name(message_type),
+                self._endpoint.settings.clock(),
+                delay,
+                unicast[0] if len(unicast) == 1 else None,
+                message.message_id,
+                message.headers.get(MESSAGE_INTENT),
+            )
+        )
 
     def send(
         self,
@@ -260,6 +354,7 @@ class MessageHandlerContext:
         operation = self._endpoint.send_operation(
             destination, message_type, body, delay=delay, headers=headers, incoming=self.message
         )
+        self._note_output([operation], message_type, delay)
         self.pending.append(operation)
         return operation.message.message_id
 
@@ -268,6 +363,7 @@ class MessageHandlerContext:
     ) -> str:
         """``context.Reply``: to the incoming ``NServiceBus.ReplyToAddress``."""
         operation = self._endpoint.reply_operation(self.message, message_type, body, headers)
+        self._note_output([operation], message_type, None)
         self.pending.append(operation)
         return operation.message.message_id
 
@@ -287,6 +383,7 @@ class MessageHandlerContext:
         operations = self._endpoint.publish_operations(
             event_type, body, hierarchy=hierarchy, headers=headers, incoming=self.message
         )
+        self._note_output(operations, event_type, None)
         self.pending.extend(operations)
         return operations[0].message.message_id
 
@@ -360,6 +457,48 @@ class ReleasedEndpoint:
         self.dispatcher = self._create_dispatcher()
         self._input_pump: InputQueuePump | None = None
         self._delayed_pump: DelayedMessagesPump | None = None
+        self.heartbeats = (
+            None
+            if self.settings.heartbeats is None
+            else HeartbeatSender(
+                self.dispatcher,
+                self.host,
+                self.receive_address,
+                self.settings.heartbeats,
+                self.settings.clock,
+            )
+        )
+        """The heartbeat plugin (``None`` unless configured)."""
+        self.custom_checks = (
+            None
+            if self.settings.custom_checks is None
+            else CustomChecksRunner(
+                self.dispatcher,
+                self.host,
+                self.receive_address,
+                self.settings.custom_checks,
+                self.settings.clock,
+            )
+        )
+        """The custom checks plugin (``None`` unless configured)."""
+        self.metrics = (
+            None
+            if self.settings.metrics is None
+            else MetricsReporter(
+                self.dispatcher,
+                self.host,
+                self.receive_address,
+                self.settings.metrics,
+                self.settings.clock,
+            )
+        )
+        """The metrics plugin (``None`` unless configured)."""
+        self.saga_audit = (
+            None
+            if self.settings.saga_audit is None
+            else SagaAuditBackend(self.dispatcher, self.receive_address, self.settings.saga_audit)
+        )
+        """The saga audit plugin (``None`` unless configured)."""
 
     # Composition points an endpoint variant replaces.
 
@@ -430,8 +569,10 @@ class ReleasedEndpoint:
 
     def start(self) -> None:
         """Start as the released endpoint does, or refuse with its error: the generator must be
-        idempotent, the input queue must exist, and the delay queue must exist and pass the
-        start-up check."""
+        idempotent, the input queue must exist, the delay queue must exist and pass the
+        start-up check, and (with saga audit) the saga audit queue must take a message. Then the
+        plugins' startup tasks: the heartbeat registration, every custom check once, the first
+        endpoint metadata report (their failures are kept, not raised)."""
         assert_queue_name_generator_idempotent(self.settings.queue_name_generator)
         input_pump = self._create_input_pump()
         input_pump.initialize()
@@ -446,7 +587,46 @@ class ReleasedEndpoint:
             )
             delayed_pump.initialize()
             self._delayed_pump = delayed_pump
+        if self.saga_audit is not None:
+            self.saga_audit.start()
         self._input_pump = input_pump
+        if self.heartbeats is not None:
+            self.heartbeats.start()
+        if self.custom_checks is not None:
+            self.custom_checks.start()
+        if self.metrics is not None:
+            self.metrics.report_endpoint_metadata()
+
+    # The plugins' timers.
+
+    def send_heartbeat(self) -> SendAttempt:
+        """One ``EndpointHeartbeat`` (the heartbeat timer's tick)."""
+        return self._started(self.heartbeats, "heartbeats").send_heartbeat()
+
+    def retry_heartbeat_registration(self) -> SendAttempt:
+        """The one retry of a failed start-up registration (due a minute after the start)."""
+        return self._started(self.heartbeats, "heartbeats").retry_registration()
+
+    def run_custom_checks(self) -> list[SendAttempt]:
+        """One tick of every periodic custom check."""
+        return self._started(self.custom_checks, "custom_checks").run_periodic_checks()
+
+    def report_metrics(self) -> list[SendAttempt]:
+        """One flush of every metric with values (the reporters' tick)."""
+        return self._started(self.metrics, "metrics").report()
+
+    def report_endpoint_metadata(self) -> SendAttempt:
+        """One endpoint metadata report (the metadata reporter's tick)."""
+        return self._started(self.metrics, "metrics").report_endpoint_metadata()
+
+    def _started(self, plugin: _Plugin | None, setting: str) -> _Plugin:
+        if plugin is None:
+            raise PluginNotConfiguredError(
+                f"endpoint {self.endpoint_name} has no {setting}: set EndpointSettings.{setting}"
+            )
+        if self._input_pump is None:
+            raise PluginNotConfiguredError(f"endpoint {self.endpoint_name} has not been started")
+        return plugin
 
     # Sending.
 
@@ -475,6 +655,7 @@ class ReleasedEndpoint:
         ttbr = None if time_to_be_received is None else TimeSpan.of(time_to_be_received)
         if ttbr is not None:
             outgoing_headers[CORE_TIME_TO_BE_RECEIVED] = str(ttbr)
+        self._mutate_outgoing(outgoing_headers)
         apply_routing_headers(outgoing_headers, self.settings.clock(), delay)
         return TransportOperation(
             OutgoingMessage(message_id, outgoing_headers, body),
@@ -505,10 +686,16 @@ class ReleasedEndpoint:
             headers=headers,
             incoming=incoming.headers,
         )
+        self._mutate_outgoing(outgoing_headers)
         apply_routing_headers(outgoing_headers, self.settings.clock())
         return TransportOperation(
             OutgoingMessage(message_id, outgoing_headers, body), str(destination)
         )
+
+    def _mutate_outgoing(self, headers: HeaderDict) -> None:
+        """The outgoing message mutators of a send, reply or publish (the metrics plugin's)."""
+        if self.metrics is not None:
+            self.metrics.mutate_outgoing(headers)
 
     def forward_operation(self, incoming: IncomingMessage, destination: str) -> TransportOperation:
         """The transport operation of ``ForwardCurrentMessageTo``: same id, headers, body."""
@@ -584,6 +771,7 @@ class ReleasedEndpoint:
             headers=headers,
             incoming=None if incoming is None else incoming.headers,
         )
+        self._mutate_outgoing(outgoing_headers)
         apply_routing_headers(outgoing_headers, self.settings.clock())
         message = OutgoingMessage(message_id, outgoing_headers, body)
         operations: list[Operation] = [MulticastTransportOperation(message, full_name(event_type))]
@@ -690,26 +878,81 @@ class ReleasedEndpoint:
     def _on_message(
         self, handler: Handler, context: MessageContext, seen: list[IncomingMessage]
     ) -> None:
-        """Core's receive pipeline: the subscription storage or the handler and its batched
-        operations (none for a control message), the retry acknowledgement
-        (``RetryAcknowledgementBehavior``)."""
+        """Core's receive pipeline: the time sent read, the subscription storage or the handler
+        (none for a control message) and saga audit, the audit copy, the batched operations,
+        the retry acknowledgement (``RetryAcknowledgementBehavior``), then the completed
+        receive the metrics observe."""
+        started = self.settings.clock()
         incoming = IncomingMessage.of(context)
         seen.append(incoming)
+        if TIME_SENT in incoming.headers:
+            from_wire_format(str(incoming.headers[TIME_SENT]))
+        pending: list[Operation] = []
         if self.subscription_storage is not None and is_subscription_message(incoming.headers):
             receive_subscription_message(incoming.headers, self.subscription_storage)
         elif not _is_control_message(incoming.headers):
             handler_context = MessageHandlerContext(self, incoming)
             handler(handler_context)
-            self.dispatcher.dispatch(handler_context.pending, context.transport_transaction)
-        self._acknowledge_retry(incoming)
+            self._audit_saga(handler_context, started)
+            pending = handler_context.pending
+        acknowledged = self._is_acknowledged_retry(incoming)
+        if self.settings.audit is not None:
+            times = ProcessingTimes(started, self.settings.clock())
+            pending = [
+                *pending,
+                audit_operation(
+                    self.settings.audit,
+                    incoming.message_id,
+                    incoming.headers,
+                    incoming.body,
+                    host=self.host,
+                    times=times,
+                    retry_acknowledged=acknowledged,
+                ),
+            ]
+        self.dispatcher.dispatch(pending, context.transport_transaction)
+        if acknowledged:
+            self._acknowledge_retry(incoming)
+        if self.metrics is not None:
+            self.metrics.record_completed(incoming.headers, started, self.settings.clock())
+
+    def _audit_saga(self, handler_context: MessageHandlerContext, started: datetime) -> None:
+        """``CaptureSagaStateBehavior`` and ``AuditInvokedSagaBehavior`` after a handler that ran
+        as a saga: the incoming headers, then the ``SagaUpdatedMessage`` sent at once."""
+        saga = handler_context.saga
+        if self.saga_audit is None or saga is None:
+            return
+        incoming = handler_context.message
+        add_invoked_saga(incoming.headers, saga.saga_type, saga.saga_id)
+        enclosed = incoming.headers.get(ENCLOSED_MESSAGE_TYPES) or ""
+        initiator = saga_change_initiator(
+            incoming.headers, incoming.message_id, full_name(enclosed.split(";")[0])
+        )
+        add_saga_state_change(incoming.headers, saga)
+        body = saga_updated_body(
+            saga,
+            initiator,
+            handler_context.saga_outputs,
+            endpoint=self.endpoint_name,
+            start_time=started,
+            finish_time=self.settings.clock(),
+        )
+        self.saga_audit.send(body, incoming.transport_transaction)
+
+    @staticmethod
+    def _is_acknowledged_retry(incoming: IncomingMessage) -> bool:
+        """``RetryAcknowledgementBehavior.IsRetriedMessage``: a retry from ServiceControl that
+        names the queue to acknowledge to."""
+        return (
+            RETRY_UNIQUE_MESSAGE_ID in incoming.headers
+            and incoming.headers.get(RETRY_ACKNOWLEDGEMENT_QUEUE) is not None
+        )
 
     def _acknowledge_retry(self, incoming: IncomingMessage) -> None:
         """After a message retried by ServiceControl succeeded: the acknowledgement control
         message to ``ServiceControl.Retry.AcknowledgementQueue`` (by name, own account)."""
         unique_id = incoming.headers.get(RETRY_UNIQUE_MESSAGE_ID)
-        queue = incoming.headers.get(RETRY_ACKNOWLEDGEMENT_QUEUE)
-        if RETRY_UNIQUE_MESSAGE_ID not in incoming.headers or queue is None:
-            return
+        queue = str(incoming.headers.get(RETRY_ACKNOWLEDGEMENT_QUEUE))
         now = self.settings.clock()
         headers = retry_acknowledgement_headers(str(unique_id), now)
         apply_routing_headers(headers, now)
@@ -728,6 +971,7 @@ class ReleasedEndpoint:
         )
         actions.append(action)
         if isinstance(action, ImmediateRetry):
+            self._signal_retry(context)
             return ErrorHandleResult.RETRY_REQUIRED
         if isinstance(action, DelayedRetry):
             message, properties = delayed_retry_message(context, action.delay, now)
@@ -738,7 +982,14 @@ class ReleasedEndpoint:
             apply_routing_headers(message.headers, now)
             operation = TransportOperation(message, action.error_queue)
         self.dispatcher.dispatch([operation], context.transport_transaction)
+        if isinstance(action, DelayedRetry):
+            self._signal_retry(context)
         return ErrorHandleResult.HANDLED
+
+    def _signal_retry(self, context: ErrorContext) -> None:
+        """The retry notification (after the action's dispatch) the metrics observe."""
+        if self.metrics is not None:
+            self.metrics.signal_retry(context.headers)
 
 
 def _is_control_message(headers: Mapping[str, str | None]) -> bool:

@@ -6,9 +6,12 @@ Sources (read at the released tags; paths in their repositories):
   ``TransportConstraints.cs``, ``TransportMessage.cs`` (``EmptyMessage``);
 * NServiceBus 10.2.5 ``src/NServiceBus.Core/Headers.cs``,
   ``Recoverability/Faults/FaultsHeaderKeys.cs``,
-  ``ServicePlatform/Retries/RetryAcknowledgementBehavior.cs``;
+  ``ServicePlatform/Retries/RetryAcknowledgementBehavior.cs``,
+  ``ServicePlatform/Retries/MarkAsAcknowledgedBehavior.cs``;
 * ServiceControl 6.19.2 ``src/ServiceControl/Recoverability/Retrying/`` (the ``ServiceControl.*``
-  literals).
+  literals);
+* NServiceBus.Metrics.ServiceControl 6.0.1 ``src/NServiceBus.Metrics.ServiceControl/MetricHeaders.cs``;
+* NServiceBus.SagaAudit 6.0.1 ``src/NServiceBus.SagaAudit/SagaAuditHeaders.cs``.
 """
 
 from __future__ import annotations
@@ -74,6 +77,14 @@ HOST_DISPLAY_NAME: Final = "$.diagnostics.hostdisplayname"
 SUBSCRIPTION_MESSAGE_TYPE: Final = "SubscriptionMessageType"
 SUBSCRIBER_ADDRESS: Final = "NServiceBus.SubscriberAddress"
 SUBSCRIBER_ENDPOINT: Final = "NServiceBus.SubscriberEndpoint"
+PROCESSING_STARTED: Final = "NServiceBus.ProcessingStarted"
+PROCESSING_ENDED: Final = "NServiceBus.ProcessingEnded"
+IS_SAGA_TIMEOUT_MESSAGE: Final = "NServiceBus.IsSagaTimeoutMessage"
+ORIGINATING_ADDRESS: Final = "NServiceBus.OriginatingAddress"
+SAGA_ID: Final = "NServiceBus.SagaId"
+SAGA_TYPE: Final = "NServiceBus.SagaType"
+ORIGINATING_SAGA_ID: Final = "NServiceBus.OriginatingSagaId"
+ORIGINATING_SAGA_TYPE: Final = "NServiceBus.OriginatingSagaType"
 
 # Fault metadata (FaultsHeaderKeys.cs).
 FAILED_QUEUE: Final = "NServiceBus.FailedQ"
@@ -95,6 +106,15 @@ RETRY_ATTEMPT_MESSAGE_ID: Final = "ServiceControl.Retry.Attempt.MessageId"
 TARGET_ENDPOINT_ADDRESS: Final = "ServiceControl.TargetEndpointAddress"
 RETRY_TO: Final = "ServiceControl.RetryTo"
 EDIT_OF: Final = "ServiceControl.EditOf"
+RETRY_ACKNOWLEDGEMENT_SENT: Final = "ServiceControl.Retry.AcknowledgementSent"
+"""Audit metadata of a retried message the endpoint acknowledged itself."""
+OLD_RETRY_ID: Final = "ServiceControl.RetryId"
+
+# Metrics (MetricHeaders.cs) and saga audit (SagaAuditHeaders.cs).
+METRIC_TYPE: Final = "NServiceBus.Metric.Type"
+METRIC_INSTANCE_ID: Final = "NServiceBus.Metric.InstanceId"
+SAGA_STATE_CHANGE: Final = "ServiceControl.SagaStateChange"
+INVOKED_SAGAS: Final = "NServiceBus.InvokedSagas"
 
 TRUE_STRING: Final = "True"
 """``bool.TrueString``."""

@@ -1,4 +1,5 @@
-"""ServiceControl 6.19.2 as it runs against SQS: error ingestion, retries, acknowledgements.
+"""ServiceControl 6.19.2's main instance as it runs against SQS: error ingestion, retries,
+acknowledgements, and its own queue.
 
 ServiceControl uses the released transport itself (NServiceBus.AmazonSQS 9.1.1) with its own
 client, prefix and wrapping, and without unrestricted delayed delivery. So, like every released
@@ -26,7 +27,16 @@ endpoint, it reads and sends *by name in its own account*:
   message to unresolved.
 
 Its own receivers send poison messages to ``{instance}.Errors``. Storage is in memory; edit &
-retry, redirects, groups, audit ingestion and the error log queue are not modelled.
+retry, redirects, groups and the error log queue are not modelled.
+
+Besides, the instance reads its own queue (``Particular.ServiceControl``): heartbeats, custom
+checks and misdirected saga audit (:mod:`~local_aws.released_transport.service_control_main`).
+Upstream one process starts all its receivers; the model starts the error side with
+:meth:`ServiceControl.start` and the instance's queue with
+:meth:`ServiceControl.start_instance_queue`, so a deployment without that queue can still run
+the error side. The audit and monitoring instances are
+:mod:`~local_aws.released_transport.service_control_audit` and
+:mod:`~local_aws.released_transport.service_control_monitoring`.
 
 Facts: ServiceControl 6.19.2 ``src/ServiceControl/Operations/ErrorIngestor.cs``,
 ``Operations/ErrorIngestionFaultPolicy.cs``, ``Operations/FailedMessageFactory.cs``,
@@ -44,11 +54,13 @@ import enum
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any, Final
 
 from local_aws.released_transport.deterministic_guid import make_id
 from local_aws.released_transport.dispatcher import MessageDispatcher
 from local_aws.released_transport.dotnet_time import Clock, from_wire_format, system_clock
+from local_aws.released_transport.endpoint import ProcessingOutcome
 from local_aws.released_transport.headers import (
     DELAYED_RETRIES,
     EDIT_OF,
@@ -79,6 +91,11 @@ from local_aws.released_transport.naming import get_sqs_queue_name
 from local_aws.released_transport.outgoing import OutgoingMessage, TransportOperation
 from local_aws.released_transport.queue_cache import QueueCache
 from local_aws.released_transport.queue_creator import QueueCreator
+from local_aws.released_transport.service_control_main import (
+    DEFAULT_HEARTBEAT_GRACE_PERIOD,
+    InstanceQueueState,
+    ServiceControlInstanceQueue,
+)
 
 DEFAULT_INSTANCE_NAME: Final = "Particular.ServiceControl"
 DEFAULT_ERROR_QUEUE: Final = "error"
@@ -130,7 +147,10 @@ class FailedImport:
 
 @dataclass(frozen=True)
 class ServiceControlSettings:
-    """The instance's transport-relevant settings."""
+    """The instance's transport-relevant settings. ``saga_audit_queue`` is what the audit
+    instance's connection details report as its ``SagaAuditQueue`` (its audit queue; ``None``:
+    the audit instance cannot be reached), ``heartbeat_grace_period`` is
+    ``HeartbeatGracePeriod``."""
 
     instance_name: str = DEFAULT_INSTANCE_NAME
     error_queue: str = DEFAULT_ERROR_QUEUE
@@ -138,6 +158,8 @@ class ServiceControlSettings:
     wrap_outgoing_messages: bool = True
     max_concurrency: int | None = None
     wait_time_seconds: int = DEFAULT_WAIT_TIME_SECONDS
+    saga_audit_queue: str | None = None
+    heartbeat_grace_period: timedelta = DEFAULT_HEARTBEAT_GRACE_PERIOD
     clock: Clock = system_clock
 
 
@@ -200,6 +222,18 @@ class ServiceControl:
         """The current staging attempt of each retried message."""
         self._ingestion = self._pump(self.settings.error_queue)
         self._return_to_sender = self._pump(self.staging_queue_address)
+        self.instance_queue = ServiceControlInstanceQueue(
+            sqs,
+            instance_name=self.settings.instance_name,
+            queue_name_prefix=self.settings.queue_name_prefix,
+            wrap_outgoing_messages=self.settings.wrap_outgoing_messages,
+            max_concurrency=self.settings.max_concurrency,
+            wait_time_seconds=self.settings.wait_time_seconds,
+            saga_audit_queue=self.settings.saga_audit_queue,
+            heartbeat_grace_period=self.settings.heartbeat_grace_period,
+            clock=self.settings.clock,
+        )
+        """The instance's own queue: heartbeats, custom checks, saga audit."""
 
     def _pump(self, address: str) -> InputQueuePump:
         return InputQueuePump(
@@ -213,16 +247,38 @@ class ServiceControl:
         )
 
     def install(self) -> None:
-        """The queues its setup creates: the poison queue, the error and staging queues."""
+        """The queues its setup creates: the poison queue, the error and staging queues, the
+        instance's own queue."""
         creator = QueueCreator(self._sqs, self.queue_cache)
         creator.create_queue_if_necessary(self._poison_queue, create_delay_queue=False)
         for address in (self.settings.error_queue, self.staging_queue_address):
             creator.create_queue_if_necessary(address, create_delay_queue=False)
+        self.instance_queue.install()
 
     def start(self) -> None:
-        """Both receivers need their queue; no delay queue (delayed delivery is disabled)."""
+        """Both receivers of the error side need their queue; no delay queue (delayed delivery
+        is disabled)."""
         self._ingestion.initialize()
         self._return_to_sender.initialize()
+
+    def start_instance_queue(self) -> None:
+        """The instance's own endpoint: its queue must exist."""
+        self.instance_queue.start()
+
+    # The instance's own queue.
+
+    def process_instance_queue(self) -> list[ProcessingOutcome]:
+        """Read one batch from the instance's queue (heartbeats, custom checks, saga audit)."""
+        return self.instance_queue.process()
+
+    def check_heartbeats(self) -> None:
+        """One tick of the heartbeat monitoring timer (every 5 s upstream)."""
+        self.instance_queue.check_heartbeats()
+
+    @property
+    def platform(self) -> InstanceQueueState:
+        """What the instance took from its own queue."""
+        return self.instance_queue.state
 
     # Ingestion.
 

@@ -441,3 +441,37 @@ def test_a_twenty_minute_delay_end_to_end_with_a_fake_clock(
 
     assert hops == expected_hops
     assert arrival == delay_seconds
+
+
+@pytest.mark.parametrize(
+    ("attribute", "queue", "remaining_attribute"),
+    [
+        ("1200", "delay", "1200"),
+        (" \t1200\r\n", "delay", "1200"),
+        ("+1200", "delay", "1200"),
+        ("1200\x00\x00", "delay", "1200"),
+        ("3000000000", "delay", "3000000000"),
+        ("9223372036854775807", "delay", "9223372036854775807"),
+        ("9223372036854775808", "input", None),
+        ("1_200", "input", None),
+        ("\uff11\uff12\uff10\uff10", "input", None),
+        ("\u00a01200", "input", None),
+        ("1200.0", "input", None),
+        ("", "input", None),
+    ],
+)
+def test_the_delay_attribute_is_read_as_long_TryParse_reads_it(
+    attribute: str, queue: str, remaining_attribute: str | None
+) -> None:
+    """``long.TryParse(delayAttribute.StringValue, out delaySeconds)``: white space 0x09-0x0D and
+    space around, a sign, ASCII digits, trailing U+0000, the ``long`` range; anything else is
+    a delay of 0 (due now). Python's ``int()`` would take ``1_200``, full-width digits and a
+    no-break space, and has no range."""
+    message = _received_at(0, 0, 0)
+    message["MessageAttributes"]["NServiceBus.AmazonSQS.DelaySeconds"]["StringValue"] = attribute
+
+    prepared = _decide(message)
+
+    assert prepared.queue_url == queue
+    remaining = prepared.message_attributes.get("NServiceBus.AmazonSQS.DelaySeconds")
+    assert (remaining or {}).get("StringValue") == remaining_attribute

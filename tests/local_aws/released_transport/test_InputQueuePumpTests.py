@@ -347,6 +347,36 @@ def test_time_to_be_received_counts_from_sent_timestamp(
         assert "NServiceBus.AmazonSQS.TimeToBeReceived" not in recorder.messages[0].headers
 
 
+@pytest.mark.parametrize(
+    ("ttbr", "elapsed", "fate"),
+    [
+        ("10675199.02:48:05.4775807", timedelta(days=36_500), MessageFate.PROCESSED),
+        ("1", timedelta(hours=23), MessageFate.PROCESSED),
+        ("1", timedelta(days=1), MessageFate.EXPIRED),
+        (" 00:00:30 ", timedelta(seconds=30), MessageFate.EXPIRED),
+        ("0:0:0:30.5", timedelta(seconds=30), MessageFate.PROCESSED),
+        ("-00:00:01", timedelta(0), MessageFate.EXPIRED),
+    ],
+)
+def test_the_time_to_be_received_is_read_with_TimeSpan_Parse_and_MaxValue_never_expires(
+    ttbr: str, elapsed: timedelta, fate: MessageFate
+) -> None:
+    """``IsMessageExpired``: ``TimeSpan.Parse`` of the header (a day alone, white space, the
+    ``d:hh:mm:ss`` form, a sign), ``TimeSpan.MaxValue`` exactly is never expired (what a
+    one-time custom check and saga audit send), else ``SentTimestamp + TTBR <= now``."""
+    sent = datetime(2024, 5, 1, tzinfo=UTC)
+    message = _wrapped(
+        f'{{"NServiceBus.MessageId":"id","NServiceBus.AmazonSQS.TimeToBeReceived":"{ttbr}"}}',
+        sent=str(int(sent.timestamp() * 1000)),
+    )
+
+    result = _pump(FakeSqs(), clock=lambda: sent + elapsed).process(
+        message, Recorder().on_message, Recorder().on_error
+    )
+
+    assert result.fate is fate
+
+
 @pytest.mark.parametrize("ttbr", ["not a timespan", "10675199.01:48:05.4775807"])
 def test_a_ttbr_that_cannot_be_evaluated_returns_the_message_every_time(ttbr: str) -> None:
     """A malformed value fails ``TimeSpan.Parse``; ``MaxValue - 1 h`` overflows ``SentTimestamp +
