@@ -39,6 +39,13 @@ below 345,600 s)."""
 QUEUE_RETENTION = Duration.days(4)
 """NServiceBus's default time to be received, written out so no reader has to know SQS's
 default (also 4 days)."""
+WRAP_OUTGOING_MESSAGES = True
+"""Whether an endpoint's dispatcher wraps its messages (headers and base64 body in a JSON
+envelope), the released transport's default; ``false`` is ``DoNotWrapOutgoingMessages``, which
+writes the payload as the body and the headers into the ``NServiceBus.AmazonSQS.Headers``
+attribute. The inbound relay delivers each message in its receiver's form, since a wrapping
+receiver copies that attribute onto its delayed retries and error copies (retries that never
+end, an error copy without ``FailedQ``)."""
 DEAD_LETTER_RETENTION = Duration.days(14)
 """Dead-letter queues (of endpoints and of SNS subscriptions) keep messages as long as SQS
 allows, so that an operator has time to redrive them."""

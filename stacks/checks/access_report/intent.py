@@ -62,7 +62,7 @@ def expected_access(topology: Topology) -> Access:
         }
         expected[topology.queue_arn(queue)] = {"send": send | subscribed, "receive": set()}
         nobody(queue.account, queue.dead_letter_queue_name)
-        if not queue.is_error_queue:
+        if not queue.is_platform_queue:
             # The delay queue admits the queue's senders: long delays go there directly.
             expected[topology.sqs_arn(queue.account, queue.delay_queue_name)] = {
                 "send": send,
