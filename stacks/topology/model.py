@@ -80,9 +80,9 @@ class PlatformQueueKind(enum.StrEnum):
         return f"topology.{self.value}"
 
     @property
-    def title(self) -> str:
+    def label(self) -> str:
         """What the queue is, for messages: ``the audit queue``."""
-        return _PLATFORM_TITLES[self]
+        return _PLATFORM_LABELS[self]
 
     @property
     def traffic(self) -> str:
@@ -90,7 +90,12 @@ class PlatformQueueKind(enum.StrEnum):
         return _PLATFORM_TRAFFIC[self]
 
 
-_PLATFORM_TITLES = {
+PLATFORM_QUEUE_METADATA = "MessagingPlatformQueue"
+"""The queue resource's metadata the stacks write on a platform queue, its
+:class:`PlatformQueueKind` (``auditQueue``), for the access report: no policy says which queue
+ServiceControl reads."""
+
+_PLATFORM_LABELS = {
     PlatformQueueKind.ERROR: "the error queue",
     PlatformQueueKind.AUDIT: "the audit queue",
     PlatformQueueKind.SERVICE_CONTROL: "ServiceControl's queue",
@@ -148,7 +153,7 @@ class Endpoint:
     @property
     def description(self) -> str:
         """What declares the queue, for messages: ``endpoint 'Sales'``, ``the audit queue``."""
-        return self.platform.title if self.platform else f"endpoint {self.name!r}"
+        return self.platform.label if self.platform else f"endpoint {self.name!r}"
 
     @property
     def delay_queue_name(self) -> str:

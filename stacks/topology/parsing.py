@@ -372,7 +372,7 @@ def _parse_platform_queues(
                 f"{kind.path}.name", f"duplicate name {queue.name!r}: {taken[queue.name]} has it"
             )
             continue
-        taken[queue.name] = kind.title
+        taken[queue.name] = kind.label
         queues.append(queue)
     return queues
 
@@ -529,7 +529,7 @@ def _check_reachability(check: FieldChecker, topology: Topology) -> None:
             check.fail(
                 f"{kind.path}.fifo",
                 f"NServiceBus sends {kind.traffic} without a message group, which a FIFO queue "
-                f"refuses: no endpoint could reach {kind.title}. Make it a standard queue",
+                f"refuses: no endpoint could reach {kind.label}. Make it a standard queue",
             )
     bridge = plan_bridge(topology)
     for known, other in bridge.conflicts:
