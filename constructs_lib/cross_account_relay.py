@@ -3,10 +3,12 @@
 An outbound relay reads shadow queues in the sender's account and forwards to ingress queues
 in other accounts, stamping the ARN header on the address headers (and holds the messages of a
 delay queue's shadow until they are nearly due); an inbound relay reads ingress queues and
-delivers to the local endpoint queues, unchanged for an ARN-aware endpoint and with the address
-headers translated for a released one. Its role may receive only from its own queues, send only
-to the declared destinations, its delay queues' shadows and their own dead-letter queues, and
-use a destination's key only if the key carries that queue's alias.
+delivers to the local endpoint queues in the wire form each endpoint's dispatcher writes, with
+the addresses unchanged for an ARN-aware endpoint and translated for a released one. Its role
+may receive only from its own queues, send only to the declared destinations, its delay queues'
+shadows and their own dead-letter queues, use a destination's key only if the key carries that
+queue's alias, and put bodies only into the routes' body buckets. Its function's timeout follows
+the batch size (:class:`~constructs_lib.relay_timing.RelayTiming`).
 
 Lambda allows a function 4 KB of environment, and an account that reaches many remote
 endpoints has many shadow queues, so the routes are spread over as many functions as their
