@@ -8,6 +8,7 @@ from constructs_lib._private.subscriptions import FilterPolicyScope
 from constructs_lib.cross_account_queue_subscription import CrossAccountQueueSubscription
 from constructs_lib.cross_account_relay import (
     CrossAccountRelay,
+    MessageForm,
     ReceiverAddressing,
     RelayDirection,
     RelayRoute,
@@ -24,6 +25,7 @@ from constructs_lib.endpoint_queue import EndpointQueue, EndpointQueueEncryption
 from constructs_lib.message_body_bucket import MessageBodyBucket
 from constructs_lib.messaging_alarms import MessagingAlarms
 from constructs_lib.queue_naming import QueueNameError, endpoint_queue_name
+from constructs_lib.relay_timing import RelayTiming
 from constructs_lib.sns_https_endpoint import SnsHttpsEndpoint
 from cross_account_runtime.delivery_policy.policy import (
     BackoffFunction,
@@ -49,11 +51,13 @@ __all__ = [
     "IEndpointQueue",
     "LogFormat",
     "MessageBodyBucket",
+    "MessageForm",
     "MessagingAlarms",
     "QueueNameError",
     "ReceiverAddressing",
     "RelayDirection",
     "RelayRoute",
+    "RelayTiming",
     "SnsHttpsEndpoint",
     "endpoint_queue_name",
 ]

@@ -3,10 +3,12 @@
 An outbound relay reads shadow queues in the sender's account and forwards to ingress queues
 in other accounts, stamping the ARN header on the address headers (and holds the messages of a
 delay queue's shadow until they are nearly due); an inbound relay reads ingress queues and
-delivers to the local endpoint queues, unchanged for an ARN-aware endpoint and with the address
-headers translated for a released one. Its role may receive only from its own queues, send only
-to the declared destinations, its delay queues' shadows and their own dead-letter queues, and
-use a destination's key only if the key carries that queue's alias.
+delivers to the local endpoint queues in the wire form each endpoint's dispatcher writes, with
+the addresses unchanged for an ARN-aware endpoint and translated for a released one. Its role
+may receive only from its own queues, send only to the declared destinations, its delay queues'
+shadows and their own dead-letter queues, use a destination's key only if the key carries that
+queue's alias, and put bodies only into the routes' body buckets. Its function's timeout follows
+the batch size (:class:`~constructs_lib.relay_timing.RelayTiming`).
 
 Lambda allows a function 4 KB of environment, and an account that reaches many remote
 endpoints has many shadow queues, so the routes are spread over as many functions as their
@@ -40,11 +42,11 @@ from constructs_lib.defaults import (
     RELAY_BATCH_SIZE_RANGE,
     RELAY_FIFO_BATCH_SIZE,
     RELAY_MAX_BATCHING_WINDOW_RANGE,
-    RELAY_TIMEOUT,
 )
 from constructs_lib.endpoint_queue import IEndpointQueue
 from constructs_lib.message_body_bucket import BODY_KEY_ALIAS, WRITER_KEY_ACTIONS, MessageBodyBucket
 from constructs_lib.queue_naming import key_alias_name
+from constructs_lib.relay_timing import RelayTiming
 from cross_account_runtime.nservicebus.transport_address import parse_queue_arn
 from cross_account_runtime.relay.config import (
     ENV_ADDRESS_BOOKS,
@@ -57,12 +59,22 @@ from cross_account_runtime.relay.config import (
     ROUTE_DEAD_LETTER_QUEUE,
     ROUTE_DELAYED,
     ROUTE_DESTINATION,
+    ROUTE_FORM,
+    ROUTE_FORWARD_UNREADABLE,
+    ROUTE_MAX_RECEIVE_COUNT,
     ROUTE_RECEIVER,
+    MessageForm,
     ReceiverAddressing,
     RelayDirection,
 )
 
-__all__ = ["CrossAccountRelay", "ReceiverAddressing", "RelayDirection", "RelayRoute"]
+__all__ = [
+    "CrossAccountRelay",
+    "MessageForm",
+    "ReceiverAddressing",
+    "RelayDirection",
+    "RelayRoute",
+]
 
 SEND_KEY_ACTIONS = ("kms:GenerateDataKey", "kms:Decrypt")
 """What the relay needs on a destination's key (and its own queues' keys) to send."""
@@ -80,9 +92,17 @@ class RelayRoute:
     says how the destination endpoint reads addresses, and for a released one (``NAME``)
     ``reachable_queues`` lists the queue ARNs it reaches by name in its own account (its
     account's queues and those a shadow queue there leads to): an address header carrying one
-    of them gets the queue's name, the others are left as they are. Outbound,
-    ``body_bucket`` names the destination account's body bucket (a :class:`MessageBodyBucket`
-    there), into which S3 bodies are copied before their messages are forwarded.
+    of them gets the queue's name, the others its ARN; ``form`` (required inbound) is the wire
+    form the destination endpoint's own dispatcher writes, in which the relay delivers every
+    NServiceBus message. ``body_bucket`` names a :class:`MessageBodyBucket`: outbound the
+    destination account's, into which S3 bodies are copied (and bodies that no longer fit
+    inline once stamped are put) before their messages are forwarded; inbound the relay's own
+    account's, into which it puts a body that no longer fits inline after form conversion or
+    address translation. ``forward_unreadable`` marks a route to an error queue (its shadow's,
+    or the error queue's own inbound route): a message the relay cannot read goes on unchanged
+    instead of to the dead-letter queue, as the transport moves such a message to its error
+    queue. The route also carries the source queue's ``maxReceiveCount`` when the source knows
+    it, so that the relay knows a receive is the last.
     """
 
     source: IEndpointQueue
@@ -92,6 +112,8 @@ class RelayRoute:
     receiver: ReceiverAddressing | None = None
     reachable_queues: Sequence[str] = ()
     body_bucket: str | None = None
+    form: MessageForm | None = None
+    forward_unreadable: bool = False
 
     def configuration(self, address_book: str | None) -> dict[str, object]:
         """The route's member of ``RELAY_ROUTES`` (tokens for the source's queues), naming its
@@ -108,6 +130,12 @@ class RelayRoute:
             member[ROUTE_ADDRESS_BOOK] = address_book
         if self.body_bucket is not None:
             member[ROUTE_BODY_BUCKET] = self.body_bucket
+        if self.form is not None:
+            member[ROUTE_FORM] = self.form.value
+        if self.forward_unreadable:
+            member[ROUTE_FORWARD_UNREADABLE] = True
+        if self.source.max_receive_count is not None:
+            member[ROUTE_MAX_RECEIVE_COUNT] = self.source.max_receive_count
         return member
 
     def address_book(self) -> dict[str, list[str]] | None:
@@ -150,11 +178,16 @@ class CrossAccountRelay(Construct):
             account and region that a message may name: endpoint queues and the error queue.
             Default: none (an inbound relay stamps nothing).
         :param body_bucket: outbound only: this account's body bucket, from which the routes
-            with a ``body_bucket`` copy S3 bodies (required when one has). Default: none.
+            with a ``body_bucket`` copy S3 bodies (required when one has; an inbound route's
+            ``body_bucket`` is this account's bucket by name, which it only puts into).
+            Default: none.
         :param role_name: a fixed role name, so that other accounts can admit the role by ARN
             before it exists. Default: a name CloudFormation generates.
         :param batch_size: messages per invocation from a standard queue (1-10,000; above
-            10 Lambda requires ``max_batching_window``); FIFO sources take at most 10.
+            10 Lambda requires ``max_batching_window``); FIFO sources take at most 10. The
+            function's timeout follows from it, and every source queue whose visibility
+            timeout is known must hide a message at least as long as it needs
+            (:class:`~constructs_lib.relay_timing.RelayTiming`).
             Default: :data:`~constructs_lib.defaults.RELAY_BATCH_SIZE` (10).
         :param max_batching_window: how long Lambda gathers a batch from a standard queue
             (1 s to 5 min; FIFO sources take none). Default: none.
@@ -171,14 +204,23 @@ class CrossAccountRelay(Construct):
             )
         if direction is RelayDirection.INBOUND and local_endpoints:
             raise ValueError("local_endpoints: an inbound relay stamps nothing; leave it empty")
-        copying = any(route.body_bucket is not None for route in routes)
-        if copying and (body_bucket is None or direction is RelayDirection.INBOUND):
+        copying = direction is RelayDirection.OUTBOUND and any(
+            route.body_bucket is not None for route in routes
+        )
+        if copying and body_bucket is None:
             raise ValueError(
                 "body_bucket: outbound routes with a body_bucket copy bodies from this "
-                "account's MessageBodyBucket; pass it (inbound routes copy nothing)"
+                "account's MessageBodyBucket; pass it"
+            )
+        if direction is RelayDirection.INBOUND and body_bucket is not None:
+            raise ValueError(
+                "body_bucket: an inbound relay copies no bodies out; its routes' body_bucket "
+                "names this account's bucket, which it only puts into: leave body_bucket out"
             )
         _check_batching(batch_size, max_batching_window)
+        timing = RelayTiming.for_batch(batch_size)
         for route in routes:
+            _check_visibility(route, timing)
             parse_queue_arn(route.destination_arn)
             if route.reachable_queues and route.receiver is not ReceiverAddressing.NAME:
                 raise ValueError(
@@ -196,6 +238,13 @@ class CrossAccountRelay(Construct):
                 raise ValueError(
                     "routes: delayed routes are outbound (delays end in the sender's account)"
                 )
+            if (direction is RelayDirection.INBOUND) == (route.form is None):
+                raise ValueError(
+                    "routes: an inbound route says the wire form its endpoint's dispatcher "
+                    "writes (form=MessageForm.WRAPPED, or ATTRIBUTE for an endpoint with "
+                    "DoNotWrapOutgoingMessages) and an outbound one does not (it forwards "
+                    f"what its sender wrote); got form={route.form} on a {direction.value} relay"
+                )
         stack = Stack.of(self)
         self.role, self.log_group = role_with_own_logs(
             self,
@@ -207,8 +256,9 @@ class CrossAccountRelay(Construct):
         own_bucket = None
         if body_bucket is not None and copying:
             body_bucket.grant_read_bodies(self.role)
-            self._grant_body_copies(stack, routes)
             own_bucket = body_bucket.bucket_name
+        if any(route.body_bucket is not None for route in routes):
+            self._grant_body_puts(stack, routes)
         functions = []
         for index, shard in enumerate(_shards(direction, routes, local_endpoints, own_bucket)):
             function = runtime_function(
@@ -219,7 +269,7 @@ class CrossAccountRelay(Construct):
                 handler="cross_account_runtime.relay.lambda_handler.handler",
                 code=runtime_code(),
                 memory_size=RELAY_MEMORY_MB,
-                timeout=RELAY_TIMEOUT,
+                timeout=timing.function_timeout,
                 environment=shard.environment(stack),
             )
             for route in shard.routes:
@@ -293,9 +343,10 @@ class CrossAccountRelay(Construct):
                     "(kms:ResourceAliases), used through SQS.",
                 )
 
-    def _grant_body_copies(self, stack: Stack, routes: Sequence[RelayRoute]) -> None:
-        """Put bodies into the destinations' body buckets, with their keys only through S3
-        and only if they carry the body key's alias (their ids are unknown here)."""
+    def _grant_body_puts(self, stack: Stack, routes: Sequence[RelayRoute]) -> None:
+        """Put bodies into the routes' body buckets (outbound the destinations' accounts',
+        inbound its own), with their keys only through S3 and only if they carry the body
+        key's alias (their ids are unknown here)."""
         copies = sorted(
             {(r.body_bucket, parse_queue_arn(r.destination_arn)) for r in routes if r.body_bucket},
             key=lambda pair: pair[0] or "",
@@ -324,15 +375,17 @@ class CrossAccountRelay(Construct):
             acknowledge(
                 self.role,
                 f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::{bucket}/*]",
-                "Bodies are named {KeyPrefix}/{MessageId} by the sending endpoint's transport; "
-                "the relay copies them, under the same key, into this one destination bucket.",
+                "Bodies are named {KeyPrefix}/{MessageId} by the sending endpoint's transport, "
+                "or by the relay after that fashion for a body that no longer fits inline; the "
+                "relay puts them into this one bucket.",
             )
         for region, account in places:
             acknowledge(
                 self.role,
                 f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:kms:{region}:{account}:key/*]",
-                "Destination keys are created in other accounts with ids unknown here; the "
-                "grant is narrowed to keys carrying the body buckets' alias, used through S3.",
+                "Body bucket keys are created in their accounts' stacks with ids unknown here; "
+                "the grant is narrowed to keys carrying the body buckets' alias, used through "
+                "S3.",
             )
 
 
@@ -404,6 +457,22 @@ def _shards(
         current = (route,)
     shards.append(_Shard(direction, current, local_endpoints, body_bucket))
     return shards
+
+
+def _check_visibility(route: RelayRoute, timing: RelayTiming) -> None:
+    """Refuse a source queue known to hide a received message for less than the function may
+    run (six times over): a message still being sent would be received again."""
+    known = route.source.visibility_timeout
+    needed = timing.visibility_timeout.to_seconds()
+    if known is None or known.to_seconds() >= needed:
+        return
+    raise ValueError(
+        f"routes: the source queue {route.source.queue.node.path} has a visibility timeout of "
+        f"{known.to_seconds():g} s, under the {needed:g} s a batch of {timing.batch_size} needs "
+        f"(6 x the function timeout of {timing.function_timeout.to_seconds():g} s); create it "
+        f"with visibility_timeout=RelayTiming.for_batch({timing.batch_size}).visibility_timeout, "
+        "or lower batch_size"
+    )
 
 
 def _check_batching(batch_size: int, max_batching_window: Duration | None) -> None:

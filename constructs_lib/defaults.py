@@ -39,6 +39,13 @@ below 345,600 s)."""
 QUEUE_RETENTION = Duration.days(4)
 """NServiceBus's default time to be received, written out so no reader has to know SQS's
 default (also 4 days)."""
+WRAP_OUTGOING_MESSAGES = True
+"""Whether an endpoint's dispatcher wraps its messages (headers and base64 body in a JSON
+envelope), the released transport's default; ``false`` is ``DoNotWrapOutgoingMessages``, which
+writes the payload as the body and the headers into the ``NServiceBus.AmazonSQS.Headers``
+attribute. The inbound relay delivers each message in its receiver's form, since a wrapping
+receiver copies that attribute onto its delayed retries and error copies (retries that never
+end, an error copy without ``FailedQ``)."""
 DEAD_LETTER_RETENTION = Duration.days(14)
 """Dead-letter queues (of endpoints and of SNS subscriptions) keep messages as long as SQS
 allows, so that an operator has time to redrive them."""
@@ -80,11 +87,25 @@ RELAY_FIFO_BATCH_SIZE = 10
 """The most Lambda's SQS event source takes from a FIFO queue (and it takes no window)."""
 RELAY_MAX_BATCHING_WINDOW_RANGE = (Duration.seconds(1), Duration.minutes(5))
 """Lambda's batching window for SQS: required from 1 s when a batch may exceed 10 messages."""
-RELAY_TIMEOUT = Duration.seconds(60)
-"""A relay sends at most ten messages, each with short SQS timeouts and retries."""
-RELAY_SOURCE_VISIBILITY_TIMEOUT = Duration.seconds(6 * RELAY_TIMEOUT.to_seconds())
-"""Lambda's advice for SQS event sources: six times the function timeout, so a message being
-retried inside one invocation does not become visible to another."""
+RELAY_MIN_TIMEOUT_SECONDS = 60
+"""The shortest relay function timeout, whatever the batch: a batch of ten needs one
+``SendMessageBatch`` call, which gives up within 35 s, and a minute leaves room for a cold
+start, a dead-letter send and the batch's log line. Longer batches get longer timeouts
+(:mod:`constructs_lib.relay_timing`)."""
+RELAY_RECEIVES_FOR_FAILURES = 10
+"""The receives a relay source queue allows a message for failures of its own (a throttled or
+failing send, a destination or key briefly refusing) before SQS moves it to the dead-letter
+queue: with six minutes' visibility, an hour's outage loses nothing to the DLQ. A batch larger
+than one invocation can send in the worst case gets more (:mod:`constructs_lib.relay_timing`),
+so that no message reaches the DLQ untried."""
+VISIBILITY_TIMEOUTS_PER_FUNCTION_TIMEOUT = 6
+"""AWS's advice for Lambda's SQS event sources: a source queue's visibility timeout at least
+six times the function's timeout, so that a message still being sent by one invocation (or
+retried by Lambda after a throttled invocation) is not received by another."""
+LAMBDA_MAX_TIMEOUT_SECONDS = 900
+"""The longest timeout Lambda gives a function (15 minutes)."""
+SQS_DEFAULT_VISIBILITY_TIMEOUT = Duration.seconds(30)
+"""SQS's visibility timeout for a queue created without one."""
 
 # The SNS HTTPS endpoint --------------------------------------------------------------------
 

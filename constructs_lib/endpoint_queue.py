@@ -29,6 +29,7 @@ from constructs_lib.defaults import (
     MAX_RECEIVE_COUNT_RANGE,
     QUEUE_RETENTION,
     RECEIVE_MARGIN,
+    SQS_DEFAULT_VISIBILITY_TIMEOUT,
 )
 from constructs_lib.queue_naming import (
     dead_letter_queue_name as default_dead_letter_queue_name,
@@ -106,6 +107,18 @@ class IEndpointQueue(Protocol):
         """The queue's ARN, the endpoint's transport address."""
         ...
 
+    @property
+    def max_receive_count(self) -> int | None:
+        """Receives before SQS moves a message to the dead-letter queue; ``None`` where
+        unknown (an imported queue not told it)."""
+        ...
+
+    @property
+    def visibility_timeout(self) -> Duration | None:
+        """How long a received message stays invisible; ``None`` where unknown (an imported
+        queue not told it)."""
+        ...
+
 
 class EndpointQueue(Construct):
     """The input queue of one messaging endpoint, ready for senders in other accounts.
@@ -172,8 +185,9 @@ class EndpointQueue(Construct):
             time to be received).
         :param dead_letter_retention_period: how long the DLQ keeps messages. Default:
             :data:`~constructs_lib.defaults.DEAD_LETTER_RETENTION` (14 days, SQS's maximum).
-        :param visibility_timeout: how long a received message stays invisible. Default:
-            SQS's (30 seconds).
+        :param visibility_timeout: how long a received message stays invisible (a relay
+            reading the queue needs at least what ``RelayTiming`` says for its batch size).
+            Default: SQS's (30 seconds).
         :param removal_policy: of the queues and the key; RETAIN means deleting a stack never
             deletes messages. Default: ``RemovalPolicy.RETAIN``.
         """
@@ -263,7 +277,8 @@ class EndpointQueue(Construct):
             ),
             removal_policy=removal_policy,
         )
-        self.max_receive_count = max_receive_count
+        self.max_receive_count: int = max_receive_count
+        self.visibility_timeout: Duration = visibility_timeout or SQS_DEFAULT_VISIBILITY_TIMEOUT
         self.delay_queue: sqs.Queue | None = None
         if delayed_delivery:
             self.delay_queue = secure_queue(
@@ -290,6 +305,8 @@ class EndpointQueue(Construct):
         *,
         dead_letter_queue_arn: str,
         encryption_key_arn: str | None = None,
+        max_receive_count: int | None = None,
+        visibility_timeout: Duration | None = None,
     ) -> IEndpointQueue:
         """An endpoint queue a team already owns, for the constructs that take an
         :class:`IEndpointQueue` (subscriptions, relays); nothing is created or changed.
@@ -300,13 +317,22 @@ class EndpointQueue(Construct):
             region and kind.
         :param encryption_key_arn: the customer-managed key both queues are encrypted with.
             Default: none (SSE-SQS, or a key the consumer need not use).
+        :param max_receive_count: the queue's redrive ``maxReceiveCount`` (1-1000), which a
+            relay reading it passes on to its runtime (so that it knows a receive is the
+            last). Default: unknown (the relay's route then carries none).
+        :param visibility_timeout: the queue's visibility timeout, which a relay reading it
+            checks against what its batch size needs. Default: unknown (not checked).
         """
+        if max_receive_count is not None:
+            require_range("max_receive_count", max_receive_count, *MAX_RECEIVE_COUNT_RANGE)
         return _ImportedEndpointQueue(
             scope,
             construct_id,
             queue_arn=queue_arn,
             dead_letter_queue_arn=dead_letter_queue_arn,
             encryption_key_arn=encryption_key_arn,
+            max_receive_count=max_receive_count,
+            visibility_timeout=visibility_timeout,
         )
 
     @property
@@ -417,7 +443,8 @@ class EndpointQueue(Construct):
 
 
 class _ImportedEndpointQueue(Construct):
-    """An existing queue and DLQ (and key) behind the :class:`IEndpointQueue` protocol."""
+    """An existing queue and DLQ (and key) behind the :class:`IEndpointQueue` protocol, with
+    the settings it was told."""
 
     def __init__(
         self,
@@ -427,8 +454,12 @@ class _ImportedEndpointQueue(Construct):
         queue_arn: str,
         dead_letter_queue_arn: str,
         encryption_key_arn: str | None,
+        max_receive_count: int | None,
+        visibility_timeout: Duration | None,
     ) -> None:
         super().__init__(scope, construct_id)
+        self.max_receive_count = max_receive_count
+        self.visibility_timeout = visibility_timeout
         queue = _parsed("queue_arn", queue_arn)
         dead_letter = _parsed("dead_letter_queue_arn", dead_letter_queue_arn)
         self.fifo = queue.name.endswith(FIFO_SUFFIX)

@@ -16,17 +16,20 @@ from constructs_lib import (
     DeliveryProtocol,
     EndpointQueue,
     MessageBodyBucket,
+    MessageForm,
     MessagingAlarms,
     ReceiverAddressing,
     RelayDirection,
     RelayRoute,
+    RelayTiming,
 )
-from constructs_lib.defaults import DELAY_QUEUE_DELAY, RELAY_SOURCE_VISIBILITY_TIMEOUT
+from constructs_lib.defaults import DELAY_QUEUE_DELAY, RELAY_BATCH_SIZE
 from constructs_lib.queue_naming import dead_letter_queue_name, ingress_queue_name
 from stacks.checks.resource_limit import ResourceLimit
 from stacks.delivery_log_stack import delivery_log_destination_arn
 from stacks.topology import Account, Endpoint, Topic, Topology, relay_role_name
 from stacks.topology.bridge import ingress_endpoints, plan_bridge, reachable_queues
+from stacks.topology.model import PLATFORM_QUEUE_METADATA
 from stacks.topology.stack_ids import (
     ALARMS_ID,
     BODY_BUCKET_ID,
@@ -45,6 +48,9 @@ from stacks.topology.stack_ids import (
 from stacks.topology.topics import EVENT_METADATA
 
 STACK_NAME_PREFIX = "Messaging-"
+RELAY_TIMING = RelayTiming.for_batch(RELAY_BATCH_SIZE)
+"""The stacks' relays read batches of the default size; their shadow and ingress queues hide
+and redrive messages accordingly."""
 
 
 def stack_name(account: Account) -> str:
@@ -152,7 +158,8 @@ class MessagingAccountStack(Stack):
     ) -> EndpointQueue:
         """A queue a relay reads: a shadow or an ingress queue, or (``delay_of``) the shadow of
         a delay queue, which holds every message 900 s as the real one does and shares its
-        shadow's key."""
+        shadow's key. Its visibility timeout and receive count follow the relay's batch size
+        (:class:`RelayTiming`)."""
         queue = EndpointQueue(
             self,
             construct_id,
@@ -160,7 +167,8 @@ class MessagingAccountStack(Stack):
             queue_name=queue_name,
             dead_letter_queue_name=dead_letter_queue_name(queue_name),
             fifo=fifo,
-            visibility_timeout=RELAY_SOURCE_VISIBILITY_TIMEOUT,
+            max_receive_count=RELAY_TIMING.max_receive_count,
+            visibility_timeout=RELAY_TIMING.visibility_timeout,
             delayed_delivery=False,
             delivery_delay=DELAY_QUEUE_DELAY if delay_of is not None else None,
             encryption_key=delay_of.encryption_key if delay_of is not None else None,
@@ -174,7 +182,9 @@ class MessagingAccountStack(Stack):
     def _outbound_relay(self) -> None:
         """Shadow queues named as this account's endpoints resolve the remote endpoints, so
         they send to them unchanged (and to their delay queues' shadows for long delays); the
-        relay stamps the address headers and forwards to the remote ingress queues."""
+        relay stamps the address headers and forwards to the remote ingress queues. What the
+        error queue's shadows cannot read goes on unchanged, as the transport moves a message
+        it cannot read to its error queue."""
         shadows = plan_bridge(self.topology).shadows_in(self.account_config.name)
         if not shadows:
             return
@@ -187,7 +197,14 @@ class MessagingAccountStack(Stack):
                 shadow_id(shadow.queue_name), shadow.queue_name, shadow.remote.fifo
             )
             bodies = self.topology.body_bucket(shadow.remote.account)
-            routes.append(RelayRoute(queue, ingress, body_bucket=bodies))
+            routes.append(
+                RelayRoute(
+                    queue,
+                    ingress,
+                    body_bucket=bodies,
+                    forward_unreadable=shadow.remote.is_error_queue,
+                )
+            )
             if shadow.delay_queue_name is not None:
                 delay = self._relay_queue(
                     shadow_id(shadow.delay_queue_name),
@@ -210,11 +227,15 @@ class MessagingAccountStack(Stack):
     def _inbound_relay(self) -> None:
         """Ingress queues admitting the outbound relay roles of the accounts whose shadows lead
         here, and only those; the relay delivers to the endpoint queues, translating the
-        address headers for the released endpoints (ServiceControl's error queue included)."""
+        address headers for the released endpoints (ServiceControl's queues included), in the
+        form each endpoint's dispatcher writes (ServiceControl wraps), putting into this
+        account's body bucket what no longer fits inline, and passing on to the error queue
+        what it cannot read."""
         endpoints = ingress_endpoints(self.topology, self.account_config.name)
         if not endpoints:
             return
         bridge = plan_bridge(self.topology)
+        bodies = self.topology.body_bucket(self.account_config.name)
         routes = []
         for endpoint in endpoints:
             ingress = self._relay_queue(
@@ -235,6 +256,11 @@ class MessagingAccountStack(Stack):
                     self.topology.queue_arn(endpoint),
                     receiver=ReceiverAddressing.NAME if released else ReceiverAddressing.ARN,
                     reachable_queues=reachable_queues(self.topology, endpoint) if released else (),
+                    body_bucket=bodies,
+                    form=MessageForm.WRAPPED
+                    if endpoint.wrap_outgoing_messages
+                    else MessageForm.ATTRIBUTE,
+                    forward_unreadable=endpoint.is_error_queue,
                 )
             )
         CrossAccountRelay(
@@ -256,7 +282,7 @@ class MessagingAccountStack(Stack):
             immediate_retries=endpoint.immediate_retries,
             max_receive_count=endpoint.max_receive_count,
             # ServiceControl runs its transport without unrestricted delayed delivery.
-            delayed_delivery=not endpoint.is_error_queue,
+            delayed_delivery=not endpoint.is_platform_queue,
             sender_accounts=self.topology.cross_account_senders(endpoint),
             sender_organization_ids=self.topology.sender_organizations(endpoint),
         )
@@ -269,6 +295,10 @@ class MessagingAccountStack(Stack):
         )
         CfnOutput(self, url, value=queue.queue_url)
         CfnOutput(self, dead_letter, value=queue.dead_letter_queue.queue_arn)
+        if endpoint.platform is not None:
+            cfn_queue = queue.queue.node.default_child
+            assert isinstance(cfn_queue, CfnResource)
+            cfn_queue.add_metadata(PLATFORM_QUEUE_METADATA, endpoint.platform.value)
         self.alarms.watch_endpoint_queue(endpoint.name, queue.queue)
         self.alarms.watch_dead_letter_queue(endpoint.name, queue.dead_letter_queue)
         return queue

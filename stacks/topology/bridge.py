@@ -16,10 +16,18 @@ An endpoint reaches a remote one by name for four reasons, each provisioned here
 * a relay route: the sender routes to the receiver's endpoint name;
 * the answers of a route's receiver that resolves names: it replies to the sender's address
   (``NServiceBus.ReplyToAddress``), and saga ``ReplyToOriginator`` uses the same address;
-* failed messages: an endpoint sends them to the error queue by its configured name, and after
-  a retry acknowledges to ServiceControl's error queue address;
+* the platform queues (:class:`~stacks.topology.model.PlatformQueueKind`): an endpoint sends
+  failed messages to the error queue, audit copies to the audit queue, heartbeats, custom
+  checks and saga audit to ServiceControl's queue and metric reports to the monitoring queue,
+  each by its configured name (after a retry it also acknowledges to the error queue's
+  address); the endpoints of the platform queue's own account reach it directly;
 * ServiceControl's retries: it sends each failed message back to its ``NServiceBus.FailedQ``
-  address, by name in its own account.
+  address, by name in its own account. Only the error queue answers: the audit, heartbeat,
+  custom-check and metric ingestion sends nothing back.
+
+What goes to a platform queue is never delayed (ServiceControl runs without delayed delivery
+and endpoints delay no failed message, audit copy or report), so their shadows have no delay
+queue's shadow.
 """
 
 from __future__ import annotations
@@ -29,7 +37,7 @@ import functools
 from dataclasses import dataclass
 
 from constructs_lib.queue_naming import QueueNameError, delay_queue_name, resolved_queue_name
-from stacks.topology.model import Endpoint, Topology
+from stacks.topology.model import Endpoint, PlatformQueueKind, Topology
 
 
 @dataclass(frozen=True)
@@ -134,31 +142,35 @@ def plan_bridge(topology: Topology) -> BridgePlan:
                 f"{receiver.name}'s replies",
                 delays=True,
             )
-    error = topology.error_queue
-    for endpoint in topology.endpoints:
-        if endpoint.account == error.account:
+    for kind in PlatformQueueKind:
+        platform = topology.platform_queue(kind)
+        if platform is None:
             continue
-        reach(
-            endpoint,
-            error,
-            [error.name, error.queue_name],
-            "topology.errorQueue",
-            f"failed messages of {endpoint.name}",
-            delays=False,
-        )
-        reach(
-            error,
-            endpoint,
-            [endpoint.queue_name],
-            "topology.errorQueue",
-            f"ServiceControl's retries to {endpoint.name}",
-            delays=False,  # ServiceControl runs without delayed delivery
-        )
+        for endpoint in topology.endpoints:
+            if endpoint.account == platform.account:
+                continue
+            reach(
+                endpoint,
+                platform,
+                [platform.name, platform.queue_name],
+                platform.path,
+                f"{kind.traffic} of {endpoint.name}",
+                delays=False,
+            )
+            if platform.is_error_queue:
+                reach(
+                    platform,
+                    endpoint,
+                    [endpoint.queue_name],
+                    platform.path,
+                    f"ServiceControl's retries to {endpoint.name}",
+                    delays=False,  # ServiceControl runs without delayed delivery
+                )
     return BridgePlan(tuple(planned.values()), tuple(conflicts))
 
 
 def ingress_endpoints(topology: Topology, account: str) -> tuple[Endpoint, ...]:
-    """The queues of ``account`` (endpoints and the error queue) that shadows lead to: each
+    """The queues of ``account`` (endpoints and platform queues) that shadows lead to: each
     gets an ingress queue, read by the account's inbound relay."""
     bridge = plan_bridge(topology)
     return tuple(q for q in topology.queues_in(account) if bridge.leads_to(q))

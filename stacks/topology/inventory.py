@@ -2,7 +2,7 @@
 
 Two queues with one name in one account would be the same queue (an account has one region
 here, and account ids are unique, so the account name stands for both). Names come from many
-places: endpoints and their dead-letter and delay queues, the error queue, the bridge's ingress
+places: endpoints and their dead-letter and delay queues, the platform queues, the bridge's ingress
 and shadow queues (and theirs), and each SNS subscription's dead-letter queue. A clash, or a
 name SQS would refuse, is reported at the topology field that makes the queue, before any synth.
 """
@@ -67,7 +67,7 @@ def planned_queues(topology: Topology) -> tuple[list[PlannedQueue], list[Problem
 
     bridge = plan_bridge(topology)
     for queue in topology.all_queues:
-        what = "the error queue" if queue.is_error_queue else f"endpoint {queue.name!r}"
+        what = queue.description
         add(queue.account, f"{what}'s queue", queue.path, str, queue.queue_name, keyed=True)
         add(
             queue.account,
@@ -76,7 +76,7 @@ def planned_queues(topology: Topology) -> tuple[list[PlannedQueue], list[Problem
             str,
             queue.dead_letter_queue_name,
         )
-        if not queue.is_error_queue:
+        if not queue.is_platform_queue:
             add(
                 queue.account,
                 f"{what}'s delay queue",

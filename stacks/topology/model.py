@@ -7,9 +7,15 @@ queue), computed without any lookup, so every account's stack agrees with every 
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 
-from constructs_lib.defaults import IMMEDIATE_RETRIES, MAX_MESSAGE_AGE_SECONDS, MAX_RECEIVE_COUNT
+from constructs_lib.defaults import (
+    IMMEDIATE_RETRIES,
+    MAX_MESSAGE_AGE_SECONDS,
+    MAX_RECEIVE_COUNT,
+    WRAP_OUTGOING_MESSAGES,
+)
 from constructs_lib.queue_naming import delay_queue_name
 from cross_account_runtime.common.partitions import partition_of
 from cross_account_runtime.relay.config import RelayDirection
@@ -46,9 +52,67 @@ class Account:
         return partition_of(self.region)
 
 
+class PlatformQueueKind(enum.StrEnum):
+    """The queues of the Particular platform (ServiceControl's instances) that every endpoint
+    sends to by a name it is configured with; each is a topology field of the same shape
+    (``{"name": ..., "account": ...}``), its value here.
+
+    They differ only in what endpoints send there, and in that ServiceControl sends failed
+    messages back from the error queue (its retries): the bridge, the grants and the stacks
+    treat the four alike otherwise.
+    """
+
+    ERROR = "errorQueue"
+    """``SendFailedMessagesTo``: failed messages, and the acknowledgements of retries."""
+    AUDIT = "auditQueue"
+    """``AuditProcessedMessagesTo``: a copy of every processed message (ServiceControl's audit
+    instance)."""
+    SERVICE_CONTROL = "serviceControlQueue"
+    """``SendHeartbeatTo``, ``ReportCustomChecksTo`` and saga audit: ServiceControl's main
+    instance's input queue (``Particular.ServiceControl``)."""
+    MONITORING = "monitoringQueue"
+    """``SendMetricDataToServiceControl``: metric reports (the monitoring instance,
+    ``Particular.Monitoring``)."""
+
+    @property
+    def path(self) -> str:
+        """The topology field that declares the queue."""
+        return f"topology.{self.value}"
+
+    @property
+    def label(self) -> str:
+        """What the queue is, for messages: ``the audit queue``."""
+        return _PLATFORM_LABELS[self]
+
+    @property
+    def traffic(self) -> str:
+        """What endpoints send there, for messages: ``audit copies``."""
+        return _PLATFORM_TRAFFIC[self]
+
+
+PLATFORM_QUEUE_METADATA = "MessagingPlatformQueue"
+"""The queue resource's metadata the stacks write on a platform queue, its
+:class:`PlatformQueueKind` (``auditQueue``), for the access report: no policy says which queue
+ServiceControl reads."""
+
+_PLATFORM_LABELS = {
+    PlatformQueueKind.ERROR: "the error queue",
+    PlatformQueueKind.AUDIT: "the audit queue",
+    PlatformQueueKind.SERVICE_CONTROL: "ServiceControl's queue",
+    PlatformQueueKind.MONITORING: "the monitoring queue",
+}
+_PLATFORM_TRAFFIC = {
+    PlatformQueueKind.ERROR: "failed messages",
+    PlatformQueueKind.AUDIT: "audit copies",
+    PlatformQueueKind.SERVICE_CONTROL: "heartbeats, custom checks and saga audit",
+    PlatformQueueKind.MONITORING: "metric reports",
+}
+
+
 @dataclass(frozen=True)
 class Endpoint:
-    """An endpoint's input queue; the error queue is one too, with every endpoint as sender.
+    """An endpoint's input queue; each platform queue (the error queue, ServiceControl's
+    others) is one too, with every endpoint as sender.
 
     ``queue_name`` is also the endpoint's transport address: the released transport puts the
     physical queue name in ``NServiceBus.ReplyToAddress`` and ``NServiceBus.FailedQ``.
@@ -60,7 +124,8 @@ class Endpoint:
     dead_letter_queue_name: str
     fifo: bool = False
     max_receive_count: int = MAX_RECEIVE_COUNT
-    is_error_queue: bool = False
+    platform: PlatformQueueKind | None = None
+    """Which platform queue this is; ``None`` for an endpoint's own queue."""
     queue_name_prefix: str = ""
     """The prefix the endpoint's transport applies to every name it resolves."""
     arn_aware: bool = False
@@ -68,8 +133,27 @@ class Endpoint:
     substitutes the ARN header itself and sends to queue ARNs in other accounts. Every released
     transport version is not ("Old"): it resolves every address by name in its own account."""
     immediate_retries: int = IMMEDIATE_RETRIES
+    wrap_outgoing_messages: bool = WRAP_OUTGOING_MESSAGES
+    """Whether the endpoint's dispatcher wraps (the transport's default) or writes the headers
+    into a message attribute (``DoNotWrapOutgoingMessages``): the form the inbound relay
+    delivers its messages in. ServiceControl wraps, so the platform queues keep the default."""
     path: str = field(default="", compare=False)
     """The topology field that declares it, for error messages."""
+
+    @property
+    def is_platform_queue(self) -> bool:
+        """Whether this is one of ServiceControl's queues, which every endpoint sends to."""
+        return self.platform is not None
+
+    @property
+    def is_error_queue(self) -> bool:
+        """Whether this is the error queue, the one ServiceControl sends retries back from."""
+        return self.platform is PlatformQueueKind.ERROR
+
+    @property
+    def description(self) -> str:
+        """What declares the queue, for messages: ``endpoint 'Sales'``, ``the audit queue``."""
+        return self.platform.label if self.platform else f"endpoint {self.name!r}"
 
     @property
     def delay_queue_name(self) -> str:
@@ -112,7 +196,9 @@ class Topology:
     accounts: tuple[Account, ...]
     endpoints: tuple[Endpoint, ...]
     routes: tuple[Route, ...]
-    error_queue: Endpoint
+    platform_queues: tuple[Endpoint, ...]
+    """The error queue first, then those of ServiceControl's other queues the topology
+    declares, in :class:`PlatformQueueKind`'s order."""
     topics: tuple[Topic, ...] = ()
     alarms: AlarmSettings = AlarmSettings()
     source: str = "<topology>"
@@ -124,13 +210,22 @@ class Topology:
         return next(a for a in self.accounts if a.name == name)
 
     def endpoint(self, name: str) -> Endpoint:
-        """The endpoint (or the error queue) called ``name``."""
+        """The endpoint (or the platform queue) called ``name``."""
         return next(e for e in self.all_queues if e.name == name)
 
     @property
+    def error_queue(self) -> Endpoint:
+        """ServiceControl's error queue, which every topology declares."""
+        return self.platform_queues[0]
+
+    def platform_queue(self, kind: PlatformQueueKind) -> Endpoint | None:
+        """The platform queue of ``kind``, if the topology declares it."""
+        return next((q for q in self.platform_queues if q.platform is kind), None)
+
+    @property
     def all_queues(self) -> tuple[Endpoint, ...]:
-        """Every endpoint queue plus the error queue."""
-        return (*self.endpoints, self.error_queue)
+        """Every endpoint queue plus the platform queues."""
+        return (*self.endpoints, *self.platform_queues)
 
     def queues_in(self, account_name: str) -> tuple[Endpoint, ...]:
         """The queues one account's stack owns."""
@@ -142,9 +237,9 @@ class Topology:
 
     def sender_endpoints(self, receiver: Endpoint) -> tuple[Endpoint, ...]:
         """Endpoints that send to ``receiver``'s queue directly: declared senders of direct
-        routes, and ARN-aware receivers of its routes answering it; the error queue accepts
+        routes, and ARN-aware receivers of its routes answering it; a platform queue accepts
         them all."""
-        if receiver.is_error_queue:
+        if receiver.is_platform_queue:
             return self.endpoints
         names = [
             r.sender

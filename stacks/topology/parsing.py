@@ -20,6 +20,7 @@ from constructs_lib.defaults import (
     MAX_MESSAGE_AGE_SECONDS,
     MAX_RECEIVE_COUNT_RANGE,
     RECEIVE_MARGIN,
+    WRAP_OUTGOING_MESSAGES,
 )
 from constructs_lib.queue_naming import (
     QueueNameError,
@@ -43,6 +44,7 @@ from stacks.topology.model import (
     Account,
     AlarmSettings,
     Endpoint,
+    PlatformQueueKind,
     Route,
     Topology,
     TopologyError,
@@ -59,7 +61,7 @@ _TOP_KEYS = (
     "accounts",
     "endpoints",
     "routes",
-    "errorQueue",
+    *PlatformQueueKind,
     "topics",
     "alarms",
     "analytics",
@@ -67,7 +69,7 @@ _TOP_KEYS = (
 )
 _ALARM_KEYS = ("topicName", "maxMessageAgeSeconds")
 _ACCOUNT_KEYS = ("name", "id", "region", "organizationId")
-_ERROR_QUEUE_KEYS = (
+_PLATFORM_QUEUE_KEYS = (
     "name",
     "account",
     "fifo",
@@ -76,7 +78,7 @@ _ERROR_QUEUE_KEYS = (
     "maxReceiveCount",
     "deadLetterQueue",
 )
-_ENDPOINT_KEYS = (*_ERROR_QUEUE_KEYS, "arnAware", "immediateRetries")
+_ENDPOINT_KEYS = (*_PLATFORM_QUEUE_KEYS, "arnAware", "immediateRetries", "wrapOutgoingMessages")
 _DLQ_KEYS = ("fifo", "queueName")
 _ROUTE_KEYS = ("from", "fromOrganization", "to", "relay", "replies")
 
@@ -94,12 +96,7 @@ def parse_topology(data: Any, source: str = "<topology>") -> Topology:
     accounts = _parse_accounts(check, root.get("accounts"))
     account_names = {a.name for a in accounts}
     endpoints = _parse_endpoints(check, root.get("endpoints"), account_names)
-    error_queue = _parse_error_queue(check, root.get("errorQueue"), account_names)
-    names = [e.name for e in endpoints]
-    if error_queue is not None and error_queue.name in names:
-        check.fail(
-            "topology.errorQueue.name", f"duplicate name {error_queue.name!r}: an endpoint has it"
-        )
+    platform_queues = _parse_platform_queues(check, root, account_names, endpoints)
     known_orgs = {a.organization_id for a in accounts if a.organization_id}
     routes = _parse_routes(
         check, root.get("routes", []), {e.name: e.account for e in endpoints}, known_orgs
@@ -120,15 +117,13 @@ def parse_topology(data: Any, source: str = "<topology>") -> Topology:
         {a.name: a.region for a in accounts},
         [(t.name, t.account) for t in topics if not t.anchor],
     )
-    if check.problems or error_queue is None:
-        if error_queue is None and not check.problems:
-            check.fail("topology.errorQueue", "is required")
+    if check.problems:
         raise TopologyError(source, check.problems)
     topology = Topology(
         tuple(accounts),
         tuple(endpoints),
         tuple(routes),
-        error_queue,
+        tuple(platform_queues),
         tuple(topics),
         alarms,
         source,
@@ -217,15 +212,16 @@ def _parse_queue(
     path: str,
     account_names: set[str],
     *,
-    is_error_queue: bool,
+    platform: PlatformQueueKind | None,
 ) -> Endpoint | None:
-    check.unknown_keys(obj, _ERROR_QUEUE_KEYS if is_error_queue else _ENDPOINT_KEYS, path)
+    check.unknown_keys(obj, _PLATFORM_QUEUE_KEYS if platform else _ENDPOINT_KEYS, path)
     name = check.string(obj, "name", path)
     account = check.reference(obj, "account", path, account_names, "account")
     prefix = check.string(obj, "queueNamePrefix", path, required=False) or ""
     explicit = check.string(obj, "queueName", path, required=False)
     fifo = check.boolean(obj, "fifo", path, False)
     arn_aware = check.boolean(obj, "arnAware", path, False)
+    wraps = check.boolean(obj, "wrapOutgoingMessages", path, WRAP_OUTGOING_MESSAGES)
     retries = check.integer(
         obj,
         "immediateRetries",
@@ -285,10 +281,11 @@ def _parse_queue(
         dlq_name,
         fifo,
         max_receive,
-        is_error_queue,
+        platform,
         queue_name_prefix=prefix,
         arn_aware=arn_aware,
         immediate_retries=retries,
+        wrap_outgoing_messages=wraps,
         path=path,
     )
 
@@ -331,7 +328,7 @@ def _parse_endpoints(check: FieldChecker, raw: Any, account_names: set[str]) -> 
     endpoints: list[Endpoint] = []
     seen: set[str] = set()
     for path, obj in check.objects(raw, "topology.endpoints"):
-        endpoint = _parse_queue(check, obj, path, account_names, is_error_queue=False)
+        endpoint = _parse_queue(check, obj, path, account_names, platform=None)
         if endpoint is None:
             check.declared_invalid(
                 "endpoint", obj.get("name") if isinstance(obj.get("name"), str) else None
@@ -345,14 +342,39 @@ def _parse_endpoints(check: FieldChecker, raw: Any, account_names: set[str]) -> 
     return endpoints
 
 
-def _parse_error_queue(check: FieldChecker, raw: Any, account_names: set[str]) -> Endpoint | None:
-    if raw is None:
-        check.fail("topology.errorQueue", "is required: name the error queue and its account")
-        return None
-    obj = check.obj(raw, "topology.errorQueue")
-    if obj is None:
-        return None
-    return _parse_queue(check, obj, "topology.errorQueue", account_names, is_error_queue=True)
+def _parse_platform_queues(
+    check: FieldChecker,
+    root: Mapping[str, Any],
+    account_names: set[str],
+    endpoints: list[Endpoint],
+) -> list[Endpoint]:
+    """ServiceControl's queues, in :class:`PlatformQueueKind`'s order: the error queue (which
+    every topology declares) and those of the others it declares. Each needs a name of its own:
+    the stacks and the bridge tell queues apart by name."""
+    queues: list[Endpoint] = []
+    taken = {e.name: "an endpoint" for e in endpoints}
+    for kind in PlatformQueueKind:
+        raw = root.get(kind.value)
+        if raw is None:
+            if kind is PlatformQueueKind.ERROR:
+                check.fail(kind.path, "is required: name the error queue and its account")
+            continue
+        obj = check.obj(raw, kind.path)
+        queue = (
+            None
+            if obj is None
+            else _parse_queue(check, obj, kind.path, account_names, platform=kind)
+        )
+        if queue is None:
+            continue
+        if queue.name in taken:
+            check.fail(
+                f"{kind.path}.name", f"duplicate name {queue.name!r}: {taken[queue.name]} has it"
+            )
+            continue
+        taken[queue.name] = kind.label
+        queues.append(queue)
+    return queues
 
 
 def _parse_routes(
@@ -501,19 +523,26 @@ def _check_reachability(check: FieldChecker, topology: Topology) -> None:
             )
     for route in topology.routes:
         _check_fifo(check, topology, route)
-    if topology.error_queue.fifo:
-        check.fail(
-            "topology.errorQueue.fifo",
-            "NServiceBus sends failed messages without a message group, which a FIFO queue "
-            "refuses: no endpoint could reach this error queue. Make it a standard queue",
-        )
+    for kind in PlatformQueueKind:
+        queue = topology.platform_queue(kind)
+        if queue is not None and queue.fifo:
+            check.fail(
+                f"{kind.path}.fifo",
+                f"NServiceBus sends {kind.traffic} without a message group, which a FIFO queue "
+                f"refuses: no endpoint could reach {kind.label}. Make it a standard queue",
+            )
     bridge = plan_bridge(topology)
     for known, other in bridge.conflicts:
+        fix = (
+            "rename one of them"
+            if known.remote.is_platform_queue and other.remote.is_platform_queue
+            else "give one of the endpoints a queueNamePrefix"
+        )
         check.fail(
             other.path,
             f"the bridge needs a shadow queue {other.queue_name!r} in account {other.account!r} "
             f"for {other.reason} (leading to {other.remote.name}) and for {known.reason} "
-            f"(leading to {known.remote.name}); give one of the endpoints a queueNamePrefix",
+            f"(leading to {known.remote.name}); {fix}",
         )
     for path, rule in stack_id_clashes(topology):
         check.fail(path, rule)

@@ -75,7 +75,7 @@ def _declared(topology: Topology, account: str) -> Iterator[tuple[str, str, tupl
     for endpoint in topology.all_queues:
         if endpoint.account != account:
             continue
-        by = (f"endpoint {endpoint.name!r}", endpoint.path)
+        by = (endpoint.description, endpoint.path)
         yield "construct", endpoint_id(endpoint), by
         yield "construct", ingress_id(endpoint), by
         yield "dead-letter alarm", endpoint.name, by

@@ -10,9 +10,10 @@ import pytest
 from aws_cdk import App, Duration, Environment, Stack
 from aws_cdk.assertions import Template
 
-from constructs_lib import EndpointQueue
+from constructs_lib import EndpointQueue, RelayTiming
 from constructs_lib.cross_account_relay import (
     CrossAccountRelay,
+    MessageForm,
     ReceiverAddressing,
     RelayDirection,
     RelayRoute,
@@ -23,10 +24,24 @@ SALES = "111111111111"
 INGRESS = "arn:aws:sqs:us-east-1:222222222222:Billing-ingress"
 
 
+def source(
+    stack: Stack, construct_id: str, name: str, batch_size: int = 10, **props: Any
+) -> EndpointQueue:
+    """A queue a relay reading batches of ``batch_size`` may read: it hides a received message
+    as long as such a relay needs."""
+    return EndpointQueue(
+        stack,
+        construct_id,
+        endpoint_name=name,
+        visibility_timeout=RelayTiming.for_batch(batch_size).visibility_timeout,
+        **props,
+    )
+
+
 @pytest.fixture(scope="module")
 def outbound() -> Template:
     stack = Stack(App(), "Sales", env=Environment(account=SALES, region="us-east-1"))
-    shadow = EndpointQueue(stack, "ShadowBilling", endpoint_name="Billing")
+    shadow = source(stack, "ShadowBilling", "Billing")
     CrossAccountRelay(
         stack,
         "Outbound",
@@ -68,8 +83,8 @@ def test_the_event_source_reports_batch_item_failures(outbound: Template) -> Non
 
 def test_a_standard_source_takes_large_batches_with_a_window_and_a_fifo_one_stays_at_ten() -> None:
     stack = Stack(App(), "S")
-    standard = EndpointQueue(stack, "Shadow", endpoint_name="Billing")
-    fifo = EndpointQueue(stack, "FifoShadow", endpoint_name="Orders.fifo", fifo=True)
+    standard = source(stack, "Shadow", "Billing", batch_size=1000)
+    fifo = source(stack, "FifoShadow", "Orders.fifo", batch_size=1000, fifo=True)
     CrossAccountRelay(
         stack,
         "Relay",
@@ -167,7 +182,7 @@ def test_ingress_queues_admit_the_relay_role_only() -> None:
 )
 def test_bad_props_fail_naming_the_prop(props: dict[str, Any], message: str) -> None:
     stack = Stack(App(), "S")
-    shadow = EndpointQueue(stack, "Shadow", endpoint_name="Billing")
+    shadow = source(stack, "Shadow", "Billing")
     arguments: dict[str, Any] = {
         "direction": RelayDirection.OUTBOUND,
         "routes": [RelayRoute(shadow, INGRESS)],
@@ -196,10 +211,11 @@ def released_inbound(
     """Billing's inbound relay delivering to released endpoints ``names``."""
     routes = [
         RelayRoute(
-            EndpointQueue(stack, f"Ingress{name}", endpoint_name=f"{name}-ingress"),
+            source(stack, f"Ingress{name}", f"{name}-ingress"),
             f"arn:aws:sqs:us-east-1:{BILLING}:{name}",
             receiver=ReceiverAddressing.NAME,
             reachable_queues=reachable,
+            form=MessageForm.WRAPPED,
         )
         for name in names
     ]
@@ -230,9 +246,11 @@ def test_released_receivers_reaching_the_same_queues_share_one_address_book() ->
     assert json.dumps(env["RELAY_ROUTES"]).count('\\"addressBook\\":\\"1\\"') == 2
 
 
-def deployed_size(template: Template, function: Mapping[str, Any]) -> int:
+def deployed_environment(
+    template: Template, function: Mapping[str, Any], account: str = BILLING
+) -> dict[str, str]:
     """The function's environment as Lambda would store it: every queue ARN CloudFormation
-    resolves written out from the queue's name."""
+    resolves written out from the queue's name (the stack's queues are in ``account``)."""
     queues = template.find_resources("AWS::SQS::Queue")
 
     def text(value: Any) -> str:
@@ -241,10 +259,14 @@ def deployed_size(template: Template, function: Mapping[str, Any]) -> int:
         if "Fn::Join" in value:
             return "".join(text(part) for part in value["Fn::Join"][1])
         name = queues[value["Fn::GetAtt"][0]]["Properties"]["QueueName"]
-        return f"arn:aws:sqs:us-east-1:{BILLING}:{name}"
+        return f"arn:aws:sqs:us-east-1:{account}:{name}"
 
     variables = function["Properties"]["Environment"]["Variables"]
-    return len(json.dumps({key: text(value) for key, value in variables.items()}))
+    return {key: text(value) for key, value in variables.items()}
+
+
+def deployed_size(template: Template, function: Mapping[str, Any]) -> int:
+    return len(json.dumps(deployed_environment(template, function)))
 
 
 def test_routes_beyond_lambdas_4_kb_of_environment_spread_over_more_functions() -> None:
@@ -256,7 +278,7 @@ def test_routes_beyond_lambdas_4_kb_of_environment_spread_over_more_functions() 
         direction=RelayDirection.OUTBOUND,
         routes=[
             RelayRoute(
-                EndpointQueue(stack, name, endpoint_name=name, delayed_delivery=False),
+                source(stack, name, name, delayed_delivery=False),
                 f"arn:aws:sqs:us-east-1:{SALES}:{name}-ingress",
             )
             for name in names
@@ -291,10 +313,188 @@ def test_reachable_queues_belong_to_released_receivers_only() -> None:
             direction=RelayDirection.INBOUND,
             routes=[
                 RelayRoute(
-                    EndpointQueue(stack, "Ingress", endpoint_name="Billing-ingress"),
+                    source(stack, "Ingress", "Billing-ingress"),
                     f"arn:aws:sqs:us-east-1:{BILLING}:Billing",
                     receiver=ReceiverAddressing.ARN,
                     reachable_queues=(f"arn:aws:sqs:us-east-1:{SALES}:Sales",),
+                    form=MessageForm.WRAPPED,
                 )
             ],
+        )
+
+
+BODIES = f"messaging-bodies-{BILLING}-us-east-1"
+ERROR = f"arn:aws:sqs:us-east-1:{BILLING}:error"
+
+
+@pytest.fixture(scope="module")
+def inbound() -> Template:
+    """Billing's inbound relay: to Billing (wrapping), to Audit (DoNotWrapOutgoingMessages)
+    and to the error queue, putting bodies that no longer fit inline into its own bucket."""
+    stack = billing_stack()
+    routes = [
+        RelayRoute(
+            source(stack, f"Ingress{name}", f"{name}-ingress", delayed_delivery=False),
+            f"arn:aws:sqs:us-east-1:{BILLING}:{name}",
+            receiver=ReceiverAddressing.ARN,
+            body_bucket=BODIES,
+            form=form,
+            forward_unreadable=name == "error",
+        )
+        for name, form in (
+            ("Billing", MessageForm.WRAPPED),
+            ("Audit", MessageForm.ATTRIBUTE),
+            ("error", MessageForm.WRAPPED),
+        )
+    ]
+    CrossAccountRelay(stack, "Inbound", direction=RelayDirection.INBOUND, routes=routes)
+    return Template.from_stack(stack)
+
+
+def test_inbound_routes_carry_form_receive_count_body_bucket_as_the_runtime_reads_them(
+    inbound: Template,
+) -> None:
+    environment = deployed_environment(inbound, one(inbound, "AWS::Lambda::Function"))
+    config = relay_config.RelayConfig.from_environment(environment)
+    routes = {route.destination.name: route for route in config.routes.values()}
+    assert {name: route.form for name, route in routes.items()} == {
+        "Billing": MessageForm.WRAPPED,
+        "Audit": MessageForm.ATTRIBUTE,
+        "error": MessageForm.WRAPPED,
+    }
+    # Only what leads to the error queue passes on what the relay cannot read.
+    assert {name: route.forward_unreadable for name, route in routes.items()} == {
+        "Billing": False,
+        "Audit": False,
+        "error": True,
+    }
+    assert {route.max_receive_count for route in routes.values()} == {10}
+    assert {route.body_bucket for route in routes.values()} == {BODIES}
+    assert config.body_bucket is None
+
+
+def test_the_inbound_relay_may_put_bodies_into_its_own_bucket_only(inbound: Template) -> None:
+    puts = [s for s in statements(inbound) if "s3:PutObject" in s["Action"]]
+    assert [s["Resource"] for s in puts] == [
+        {"Fn::Join": ["", ["arn:", {"Ref": "AWS::Partition"}, f":s3:::{BODIES}/*"]]}
+    ]
+    (key,) = [s for s in statements(inbound) if "kms:Encrypt" in s["Action"]]
+    assert key["Condition"] == {
+        "ForAnyValue:StringEquals": {"kms:ResourceAliases": ["alias/messaging/bodies"]},
+        "StringLike": {"kms:ViaService": "s3.*.amazonaws.com"},
+    }
+    assert f":kms:us-east-1:{BILLING}:key/*" in json.dumps(key["Resource"])
+    assert not [s for s in statements(inbound) if "s3:GetObject" in json.dumps(s["Action"])]
+
+
+def test_a_route_whose_source_knows_no_receive_count_carries_none() -> None:
+    stack = Stack(App(), "Sales", env=Environment(account=SALES, region="us-east-1"))
+    known, unknown = (
+        EndpointQueue.from_queue_arn(
+            stack,
+            name,
+            f"arn:aws:sqs:us-east-1:{SALES}:{name}",
+            dead_letter_queue_arn=f"arn:aws:sqs:us-east-1:{SALES}:{name}-dlq",
+            max_receive_count=count,
+        )
+        for name, count in (("Billing", 12), ("error", None))
+    )
+    CrossAccountRelay(
+        stack,
+        "Outbound",
+        direction=RelayDirection.OUTBOUND,
+        routes=[
+            RelayRoute(known, INGRESS),
+            RelayRoute(unknown, ERROR.replace("error", "error-ingress"), forward_unreadable=True),
+        ],
+        local_endpoints=["Sales"],
+    )
+    template = Template.from_stack(stack)
+    routes = json.loads(
+        deployed_environment(template, one(template, "AWS::Lambda::Function"))["RELAY_ROUTES"]
+    )
+    assert routes[f"arn:aws:sqs:us-east-1:{SALES}:Billing"] == {
+        "destination": INGRESS,
+        "deadLetterQueue": f"arn:aws:sqs:us-east-1:{SALES}:Billing-dlq",
+        "maxReceiveCount": 12,
+    }
+    assert routes[f"arn:aws:sqs:us-east-1:{SALES}:error"] == {
+        "destination": f"arn:aws:sqs:us-east-1:{BILLING}:error-ingress",
+        "deadLetterQueue": f"arn:aws:sqs:us-east-1:{SALES}:error-dlq",
+        "forwardUnreadable": True,
+    }
+
+
+def test_the_function_timeout_follows_the_batch_size(outbound: Template) -> None:
+    assert one(outbound, "AWS::Lambda::Function")["Properties"]["Timeout"] == 60
+    stack = Stack(App(), "S")
+    CrossAccountRelay(
+        stack,
+        "Relay",
+        direction=RelayDirection.OUTBOUND,
+        routes=[RelayRoute(source(stack, "Shadow", "Billing", batch_size=1000), INGRESS)],
+        local_endpoints=["Sales"],
+        batch_size=1000,
+        max_batching_window=Duration.seconds(2),
+    )
+    template = Template.from_stack(stack)
+    assert one(template, "AWS::Lambda::Function")["Properties"]["Timeout"] == 900
+
+
+@pytest.mark.parametrize(
+    ("made_for", "batch_size", "message"),
+    [
+        # SQS's default: Lambda would refuse the event source mapping at deploy time.
+        (None, 10, "30 s, under the 360 s a batch of 10 needs"),
+        (10, 1000, r"360 s, under the 5400 s a batch of 1000 needs \(6 x the function timeout"),
+    ],
+)
+def test_a_source_queue_that_hides_a_message_shorter_than_its_batch_needs_is_refused(
+    made_for: int | None, batch_size: int, message: str
+) -> None:
+    stack = Stack(App(), "S")
+    shadow = (
+        EndpointQueue(stack, "Shadow", endpoint_name="Billing")
+        if made_for is None
+        else source(stack, "Shadow", "Billing", batch_size=made_for)
+    )
+    with pytest.raises(
+        ValueError,
+        match=f"routes: the source queue S/Shadow/Queue has a visibility timeout of {message}",
+    ):
+        CrossAccountRelay(
+            stack,
+            "Relay",
+            direction=RelayDirection.OUTBOUND,
+            routes=[RelayRoute(shadow, INGRESS)],
+            local_endpoints=["Sales"],
+            batch_size=batch_size,
+            max_batching_window=Duration.seconds(1),
+        )
+
+
+@pytest.mark.parametrize(
+    ("direction", "form", "message"),
+    [
+        (RelayDirection.INBOUND, None, "routes: an inbound route says the wire form"),
+        (RelayDirection.OUTBOUND, MessageForm.WRAPPED, "got form=wrapped on a outbound relay"),
+    ],
+)
+def test_the_wire_form_belongs_to_inbound_routes_only(
+    direction: RelayDirection, form: MessageForm | None, message: str
+) -> None:
+    stack = billing_stack()
+    route = RelayRoute(
+        source(stack, "Queue", "Billing-ingress"),
+        f"arn:aws:sqs:us-east-1:{BILLING}:Billing",
+        receiver=ReceiverAddressing.ARN if direction is RelayDirection.INBOUND else None,
+        form=form,
+    )
+    with pytest.raises(ValueError, match=message):
+        CrossAccountRelay(
+            stack,
+            "Relay",
+            direction=direction,
+            routes=[route],
+            local_endpoints=["Billing"] if direction is RelayDirection.OUTBOUND else (),
         )

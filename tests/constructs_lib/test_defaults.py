@@ -63,10 +63,6 @@ def test_the_topology_reads_the_same_defaults(example_document: dict[str, Any]) 
 def test_derived_defaults_follow_what_they_derive_from() -> None:
     assert defaults.MAX_MESSAGE_AGE.to_seconds() == defaults.MAX_MESSAGE_AGE_SECONDS
     assert defaults.LOG_BUCKET_RETENTION.to_days() == defaults.LOG_BUCKET_RETENTION_DAYS
-    assert (
-        defaults.RELAY_SOURCE_VISIBILITY_TIMEOUT.to_seconds()
-        == 6 * defaults.RELAY_TIMEOUT.to_seconds()
-    )
 
 
 def test_every_log_group_keeps_the_one_default_retention() -> None:

@@ -309,13 +309,14 @@ def test_the_stacks_alarm_on_failures_dead_letters_and_old_messages(example_asse
         by_metric.setdefault(alarm["MetricName"], []).append(alarm)
     assert len(by_metric["NumberOfNotificationsFailed"]) == 1
     assert by_metric["NumberOfNotificationsFailed"][0]["Threshold"] == 0
-    # Billing's queue, the shadows of Shipping, Sales and the error queue, and Billing's ingress
-    # queue (not the shadows of delay queues, whose messages are meant to wait); their DLQs,
-    # the DLQs of the delay shadows of Shipping and Sales (failed messages are never delayed,
-    # so the error queue's shadow has none) and the partner webhook subscription's DLQ.
-    assert len(by_metric["ApproximateAgeOfOldestMessage"]) == 5
+    # Billing's queue, the shadows of Shipping, Sales and ServiceControl's four queues, and
+    # Billing's ingress queue (not the shadows of delay queues, whose messages are meant to
+    # wait); their DLQs, the DLQs of the delay shadows of Shipping and Sales (what goes to
+    # ServiceControl is never delayed, so its shadows have none) and the partner webhook
+    # subscription's DLQ.
+    assert len(by_metric["ApproximateAgeOfOldestMessage"]) == 8
     assert {a["Threshold"] for a in by_metric["ApproximateAgeOfOldestMessage"]} == {900}
-    assert len(by_metric["ApproximateNumberOfMessagesVisible"]) == 8
+    assert len(by_metric["ApproximateNumberOfMessagesVisible"]) == 11
 
 
 def test_an_organization_may_subscribe_only_sqs_queues() -> None:

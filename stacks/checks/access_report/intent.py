@@ -62,7 +62,7 @@ def expected_access(topology: Topology) -> Access:
         }
         expected[topology.queue_arn(queue)] = {"send": send | subscribed, "receive": set()}
         nobody(queue.account, queue.dead_letter_queue_name)
-        if not queue.is_error_queue:
+        if not queue.is_platform_queue:
             # The delay queue admits the queue's senders: long delays go there directly.
             expected[topology.sqs_arn(queue.account, queue.delay_queue_name)] = {
                 "send": send,
@@ -134,6 +134,43 @@ def expected_relay_edges(topology: Topology) -> set[RelayEdge]:
 def actual_relay_edges(report: AccessReport) -> set[RelayEdge]:
     """The report's relay hops in the shape of :func:`expected_relay_edges`."""
     return {(r["direction"], r["from"], r["to"]) for r in report["relays"]}
+
+
+PlatformPath = tuple[str, str, str, str]
+"""(kind, shadow, ingress, queue) of a path through the bridge into a platform queue: the
+topology field that declares the queue, the shadow another account's endpoints send to, the
+ingress queue the outbound relay forwards to and the queue the inbound relay delivers to."""
+
+
+def expected_platform_paths(topology: Topology) -> set[PlatformPath]:
+    """Every way into each platform queue from another account: each shadow leading to it (one
+    per name its endpoints resolve, in every account with endpoints but its own), through its
+    ingress queue."""
+    bridge = plan_bridge(topology)
+    paths: set[PlatformPath] = set()
+    for queue in topology.platform_queues:
+        if queue.platform is None:
+            continue
+        ingress = topology.sqs_arn(queue.account, ingress_queue_name(queue.queue_name))
+        paths |= {
+            (
+                queue.platform.value,
+                topology.sqs_arn(shadow.account, shadow.queue_name),
+                ingress,
+                topology.queue_arn(queue),
+            )
+            for shadow in bridge.leads_to(queue)
+        }
+    return paths
+
+
+def actual_platform_paths(report: AccessReport) -> set[PlatformPath]:
+    """The report's paths into platform queues in the shape of :func:`expected_platform_paths`."""
+    return {
+        (q["kind"], p["shadow"], p["ingress"], q["queue"])
+        for q in report["platform_queues"]
+        for p in q["paths"]
+    }
 
 
 LogDataEdge = tuple[str, str, str]

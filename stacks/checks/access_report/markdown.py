@@ -1,5 +1,6 @@
-"""The report as Markdown: a table per queue and topic, then the subscriptions, the relays and
-the delivery logs, for a reviewer to read beside the code."""
+"""The report as Markdown: a table per queue and topic, then the subscriptions, the relays, the
+paths into ServiceControl's queues and the delivery logs, for a reviewer to read beside the
+code."""
 
 from __future__ import annotations
 
@@ -199,6 +200,22 @@ def to_markdown(report: AccessReport) -> str:
     lines += [
         f"| {r['direction']} | `{r['from']}` | `{r['to']}` | `{r['role']}` |"
         for r in report["relays"]
+    ]
+    lines += [
+        "",
+        "## Platform queues (ServiceControl)",
+        "",
+        "Endpoints of a platform queue's own account send to it directly (IAM); those of every "
+        "other account send to a shadow of their own account, by the name their transport "
+        "resolves.",
+        "",
+        "| kind | queue | from account | shadow | ingress |",
+        "|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {q['kind']} | `{q['queue']}` | {p['account']} | `{p['shadow']}` | `{p['ingress']}` |"
+        for q in report["platform_queues"]
+        for p in q["paths"]
     ]
     lines += ["", *_delivery_logs_markdown(report["delivery_logs"])]
     return "\n".join(lines)

@@ -1,6 +1,7 @@
 """The messaging part of the report: every queue and topic with who may send, receive, publish
-and subscribe and who may use its key, every subscription (topic to endpoint), and every relay
-hop (queue to queue across accounts).
+and subscribe and who may use its key, every subscription (topic to endpoint), every relay
+hop (queue to queue across accounts), and every path through the bridge into ServiceControl's
+queues (shadow, outbound relay, ingress queue, inbound relay).
 
 Local AWS (moto) neither stores queue policies nor enforces them, so who may send to and
 receive from each queue is checked statically, from the policies as the templates write them,
@@ -31,11 +32,13 @@ from stacks.checks.access_report.policies import (
 from stacks.checks.access_report.records import (
     EventRecord,
     MessagingRecords,
+    PlatformQueueRecord,
     QueueRecord,
     RelayRecord,
     SubscriptionRecord,
     TopicRecord,
 )
+from stacks.topology.model import PLATFORM_QUEUE_METADATA
 from stacks.topology.topics import EVENT_METADATA
 
 ACTIONS_THAT_SEND = frozenset({"sqs:SendMessage", "sqs:SendMessageBatch", "sqs:*"})
@@ -153,6 +156,32 @@ def _relay_records(stack: SynthesizedStack, resource: Mapping[str, Any]) -> list
     ]
 
 
+def _platform_queue_records(
+    platform: Mapping[str, tuple[str, str]], relays: Sequence[RelayRecord]
+) -> list[PlatformQueueRecord]:
+    """Each platform queue (ARN to its kind and stack) with the paths into it: every inbound
+    hop delivering to it, and every outbound hop forwarding to that hop's ingress queue."""
+    records: list[PlatformQueueRecord] = []
+    for queue, (kind, stack) in sorted(platform.items()):
+        record: PlatformQueueRecord = {"kind": kind, "queue": queue, "stack": stack, "paths": []}
+        for inbound in relays:
+            if inbound["direction"] != "inbound" or inbound["to"] != queue:
+                continue
+            record["paths"] += [
+                {
+                    "account": outbound["from"].split(":")[4],
+                    "shadow": outbound["from"],
+                    "outbound_role": outbound["role"],
+                    "ingress": inbound["from"],
+                    "inbound_role": inbound["role"],
+                }
+                for outbound in relays
+                if outbound["direction"] == "outbound" and outbound["to"] == inbound["from"]
+            ]
+        records.append(record)
+    return records
+
+
 def _policy(stack: SynthesizedStack, logical_id: str) -> Policy:
     """A queue or topic policy resource's document, read."""
     document = stack.template["Resources"][logical_id]["Properties"]["PolicyDocument"]
@@ -180,12 +209,13 @@ def _add_topic_grants(topic: TopicRecord, policy: Policy) -> None:
 def read_messaging(stacks: Sequence[SynthesizedStack]) -> MessagingRecords:
     """Every queue and topic of the assembly: who may send, receive, publish and subscribe,
     who may use each key, every subscription (the topic-to-endpoint edges) and every relay
-    hop."""
+    hop, and the paths into ServiceControl's queues."""
     queues: dict[str, QueueRecord] = {}
     topics: dict[str, TopicRecord] = {}
     subscriptions: list[SubscriptionRecord] = []
     relays: list[RelayRecord] = []
     events: dict[str, Mapping[str, Any]] = {}
+    platform: dict[str, tuple[str, str]] = {}
     for stack in stacks:
         resources = stack.template.get("Resources", {})
         queue_by_logical_id: dict[str, QueueRecord] = {}
@@ -195,6 +225,9 @@ def read_messaging(stacks: Sequence[SynthesizedStack]) -> MessagingRecords:
                 queue_by_logical_id[logical_id] = queues.setdefault(
                     stack.queue_arn(logical_id), _queue_record(stack, logical_id)
                 )
+                kind = resource.get("Metadata", {}).get(PLATFORM_QUEUE_METADATA)
+                if kind is not None:
+                    platform[stack.queue_arn(logical_id)] = (kind, stack.name)
             elif resource.get("Type") == "AWS::SNS::Topic":
                 topic_by_logical_id[logical_id] = topics.setdefault(
                     stack.topic_arn(logical_id), _topic_record(stack, logical_id)
@@ -224,4 +257,7 @@ def read_messaging(stacks: Sequence[SynthesizedStack]) -> MessagingRecords:
         ),
         "relays": sorted(relays, key=lambda r: (r["from"], r["to"])),
         "events": _event_records(events, subscriptions),
+        "platform_queues": _platform_queue_records(
+            platform, sorted(relays, key=lambda r: (r["from"], r["to"]))
+        ),
     }

@@ -191,6 +191,28 @@ class EventRecord(TypedDict):
     to it; see the topology's anchor topics)."""
 
 
+class PlatformPathRecord(TypedDict):
+    """One way into a platform queue from another account: the shadow its endpoints send to,
+    the outbound relay role forwarding to the ingress queue, and the inbound relay role
+    delivering from there."""
+
+    account: str
+    shadow: str
+    outbound_role: str
+    ingress: str
+    inbound_role: str
+
+
+class PlatformQueueRecord(TypedDict):
+    """One of ServiceControl's queues (``kind``: the topology field that declares it) and
+    every path through the bridge into it; endpoints of its own account reach it directly."""
+
+    kind: str
+    queue: str
+    stack: str
+    paths: list[PlatformPathRecord]
+
+
 class MessagingRecords(TypedDict):
     """The queues and topics with their grants, and the edges between them."""
 
@@ -199,6 +221,7 @@ class MessagingRecords(TypedDict):
     subscriptions: list[SubscriptionRecord]
     relays: list[RelayRecord]
     events: list[EventRecord]
+    platform_queues: list[PlatformQueueRecord]
 
 
 class AccessReport(MessagingRecords):

@@ -2,8 +2,9 @@
 could use it.
 
 The example: Sales (ARN-aware) and Shipping (released) in account Sales, Billing (released)
-in account Billing, the error queue (ServiceControl) in account Ops; Sales sends to Billing
-directly, Shipping and Billing to each other through the bridge.
+in account Billing, ServiceControl's queues (error, audit, Particular.ServiceControl and
+Particular.Monitoring) in account Ops; Sales, Shipping and Billing send to each other through
+the bridge.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from stacks.topology import TopologyError, parse_topology
+from stacks.topology import PlatformQueueKind, TopologyError, parse_topology
 from stacks.topology.bridge import ingress_endpoints, plan_bridge, reachable_queues
 from tests.stacks.topology.problems import problems_of
 
@@ -35,12 +36,22 @@ def shadows(document: dict[str, Any]) -> dict[str, dict[str, str]]:
 def test_each_account_gets_a_shadow_for_every_remote_queue_its_endpoints_reach_by_name(
     example_document: dict[str, Any],
 ) -> None:
+    platform = {
+        # Every endpoint sends failed messages to "error", audit copies to "audit", heartbeats,
+        # custom checks and saga audit to "Particular.ServiceControl" and metrics to
+        # "Particular.Monitoring", each resolved by the transport's queue-name generator.
+        "error": "error",
+        "audit": "audit",
+        "Particular-ServiceControl": "Particular.ServiceControl",
+        "Particular-Monitoring": "Particular.Monitoring",
+    }
     assert shadows(example_document) == {
-        # Shipping routes to Billing; every endpoint sends failed messages to "error".
-        "Sales": {"Billing": "Billing", "error": "error"},
-        # Billing replies to Shipping and to Sales by name, and sends its failures to "error".
-        "Billing": {"Shipping": "Shipping", "Sales": "Sales", "error": "error"},
-        # ServiceControl sends retries to each failed message's FailedQ, by name.
+        # Sales and Shipping route to Billing.
+        "Sales": {"Billing": "Billing", **platform},
+        # Billing replies to Shipping and to Sales by name.
+        "Billing": {"Shipping": "Shipping", "Sales": "Sales", **platform},
+        # ServiceControl sends retries to each failed message's FailedQ, by name; nothing else
+        # of the platform answers.
         "Ops": {"Sales": "Sales", "Shipping": "Shipping", "Billing": "Billing"},
     }
 
@@ -54,9 +65,12 @@ def test_a_shadow_whose_messages_may_be_delayed_has_a_delay_queue_shadow(
         ("Sales", "Billing", "Billing-delay.fifo"),
         ("Billing", "Shipping", "Shipping-delay.fifo"),
         ("Billing", "Sales", "Sales-delay.fifo"),
-        # Failed messages and ServiceControl's retries never are.
-        ("Sales", "error", None),
-        ("Billing", "error", None),
+        # What goes to ServiceControl, and its retries, never are.
+        *(
+            (account, name, None)
+            for account in ("Sales", "Billing")
+            for name in ("error", "audit", "Particular-ServiceControl", "Particular-Monitoring")
+        ),
         ("Ops", "Sales", None),
         ("Ops", "Shipping", None),
         ("Ops", "Billing", None),
@@ -80,9 +94,15 @@ def test_the_queues_shadows_lead_to_get_ingress_queues_admitting_those_accounts_
     plan = plan_bridge(topology)
     assert [q.name for q in ingress_endpoints(topology, "Sales")] == ["Sales", "Shipping"]
     assert [q.name for q in ingress_endpoints(topology, "Billing")] == ["Billing"]
-    assert [q.name for q in ingress_endpoints(topology, "Ops")] == ["error"]
+    assert [q.name for q in ingress_endpoints(topology, "Ops")] == [
+        "error",
+        "audit",
+        "Particular.ServiceControl",
+        "Particular.Monitoring",
+    ]
     assert plan.relay_sender_accounts(topology.endpoint("Shipping")) == ("Billing", "Ops")
-    assert plan.relay_sender_accounts(topology.error_queue) == ("Sales", "Billing")
+    for queue in topology.platform_queues:
+        assert plan.relay_sender_accounts(queue) == ("Sales", "Billing")
 
 
 def test_a_released_receiver_is_told_the_queues_it_reaches_by_name_from_its_account(
@@ -94,6 +114,9 @@ def test_a_released_receiver_is_told_the_queues_it_reaches_by_name_from_its_acco
         arn(BILLING, "Billing"),
         arn(SALES, "Shipping"),
         arn(OPS, "error"),
+        arn(OPS, "audit"),
+        arn(OPS, "Particular-ServiceControl"),
+        arn(OPS, "Particular-Monitoring"),
     )
     assert reachable_queues(topology, topology.endpoint("Billing")) == everything
     assert reachable_queues(topology, topology.error_queue) == everything
@@ -209,3 +232,41 @@ def test_the_error_queue_is_servicecontrols_and_takes_no_endpoint_settings(
     document["errorQueue"]["arnAware"] = True
     with pytest.raises(TopologyError, match=r"topology\.errorQueue\.arnAware: unknown field"):
         parse_topology(document)
+
+
+def test_the_endpoints_of_a_platform_queues_account_reach_it_directly(
+    document: dict[str, Any],
+) -> None:
+    document["endpoints"].append({"name": "Reports", "account": "Ops"})
+    found = shadows(document)
+    # Reports resolves "audit" and the others to the queues of its own account: no shadows.
+    assert found["Ops"] == {"Sales": "Sales", "Shipping": "Shipping", "Billing": "Billing"}
+    topology = parse_topology(document)
+    audit = topology.endpoint("audit")
+    assert plan_bridge(topology).relay_sender_accounts(audit) == ("Sales", "Billing")
+    # Its sends are authorized by IAM in Ops; other accounts' endpoints get the queue's grant.
+    assert topology.cross_account_senders(audit) == (SALES, BILLING)
+
+
+def test_prefixed_endpoints_reach_the_platform_queues_by_the_names_their_transport_resolves(
+    document: dict[str, Any],
+) -> None:
+    for endpoint in document["endpoints"]:
+        if endpoint["name"] == "Shipping":
+            endpoint["queueNamePrefix"] = "DEV-"
+    sales = shadows(document)["Sales"]
+    assert sales["DEV-Particular-ServiceControl"] == "Particular.ServiceControl"
+    assert sales["DEV-Particular-Monitoring"] == "Particular.Monitoring"
+    assert sales["DEV-audit"] == "audit"
+    assert sales["DEV-error"] == "error"
+    # ServiceControl retries to Shipping's own address, which carries its prefix.
+    assert shadows(document)["Ops"]["DEV-Shipping"] == "Shipping"
+
+
+def test_a_platform_queue_the_topology_leaves_out_gets_no_shadow(
+    document: dict[str, Any],
+) -> None:
+    del document["monitoringQueue"]
+    topology = parse_topology(document)
+    assert topology.platform_queue(PlatformQueueKind.MONITORING) is None
+    assert all("Monitoring" not in names for names in shadows(document).values())

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from stacks.topology import TopologyError, load_topology, parse_topology
+from stacks.topology import PlatformQueueKind, TopologyError, load_topology, parse_topology
 from tests.stacks.topology.problems import problems_of
 
 
@@ -376,3 +376,38 @@ def test_a_nested_filter_policy_on_the_message_body_is_accepted_with_its_scope(
     (parsed, *_) = parse_topology(document).topics[0].subscriptions
     assert parsed.filter_policy_scope == "MessageBody"
     assert parsed.filter_policy == subscription["filterPolicy"]
+
+
+def test_servicecontrols_queues_are_declared_like_the_error_queue(
+    example_document: dict[str, Any],
+) -> None:
+    topology = parse_topology(example_document)
+    assert [(q.platform, q.name, q.queue_name, q.account) for q in topology.platform_queues] == [
+        (PlatformQueueKind.ERROR, "error", "error", "Ops"),
+        (PlatformQueueKind.AUDIT, "audit", "audit", "Ops"),
+        # Named as the transport's queue-name generator names them.
+        (
+            PlatformQueueKind.SERVICE_CONTROL,
+            "Particular.ServiceControl",
+            "Particular-ServiceControl",
+            "Ops",
+        ),
+        (PlatformQueueKind.MONITORING, "Particular.Monitoring", "Particular-Monitoring", "Ops"),
+    ]
+    assert topology.error_queue is topology.platform_queue(PlatformQueueKind.ERROR)
+    for queue in topology.platform_queues:
+        # Every endpoint may send there; those of other accounts need the queue's grant.
+        assert topology.sender_endpoints(queue) == topology.endpoints
+        assert topology.cross_account_senders(queue) == ("111111111111", "222222222222")
+        assert queue.wrap_outgoing_messages  # ServiceControl wraps
+
+
+def test_an_endpoint_wraps_its_messages_unless_it_says_otherwise(
+    example_document: dict[str, Any],
+) -> None:
+    topology = parse_topology(example_document)
+    assert {e.name: e.wrap_outgoing_messages for e in topology.endpoints} == {
+        "Sales": True,
+        "Billing": True,
+        "Shipping": False,
+    }

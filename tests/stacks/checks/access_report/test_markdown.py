@@ -26,6 +26,7 @@ def _report_of_one_queue(*, denies_insecure_transport: bool) -> AccessReport:
         "subscriptions": [],
         "relays": [],
         "events": [],
+        "platform_queues": [],
         "delivery_logs": {
             "subscription_filters": [],
             "destinations": [],

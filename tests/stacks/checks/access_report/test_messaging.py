@@ -39,6 +39,46 @@ def test_the_access_report_shows_the_relay_edges(example_assembly: Path) -> None
     assert "## Relays (account bridge)" in access_report.to_markdown(report)
 
 
+def test_the_access_report_shows_every_path_into_servicecontrols_queues(
+    example_assembly: Path,
+) -> None:
+    """From Sales and Billing, shadow -> outbound relay -> ingress -> inbound relay -> queue;
+    Ops' own endpoints would send directly."""
+    report = access_report.build_report(example_assembly)
+    topology = topology_from_context(None)
+    assert access_report.actual_platform_paths(report) == access_report.expected_platform_paths(
+        topology
+    )
+    paths = {
+        (q["kind"], q["queue"].rsplit(":", 1)[1], p["account"], p["shadow"].rsplit(":", 1)[1])
+        for q in report["platform_queues"]
+        for p in q["paths"]
+    }
+    assert paths == {
+        (kind, queue, account, queue)
+        for kind, queue in (
+            ("errorQueue", "error"),
+            ("auditQueue", "audit"),
+            ("serviceControlQueue", "Particular-ServiceControl"),
+            ("monitoringQueue", "Particular-Monitoring"),
+        )
+        for account in ("111111111111", "222222222222")
+    }
+    audit = next(q for q in report["platform_queues"] if q["kind"] == "auditQueue")
+    assert {(p["outbound_role"], p["inbound_role"]) for p in audit["paths"]} == {
+        (
+            f"arn:aws:iam::{account}:role/messaging-relay-outbound-{name}",
+            "arn:aws:iam::333333333333:role/messaging-relay-inbound-Ops",
+        )
+        for account, name in (("111111111111", "Sales"), ("222222222222", "Billing"))
+    }
+    assert (
+        "| auditQueue | `arn:aws:sqs:us-east-1:333333333333:audit` | 111111111111 | "
+        "`arn:aws:sqs:us-east-1:111111111111:audit` | "
+        "`arn:aws:sqs:us-east-1:333333333333:audit-ingress` |"
+    ) in access_report.to_markdown(report)
+
+
 def test_whoever_may_send_to_an_endpoint_queue_may_use_its_key(example_assembly: Path) -> None:
     report = access_report.build_report(example_assembly)
     topology = topology_from_context(None)
