@@ -146,6 +146,7 @@ def batches() -> dict[str, tuple[RelayConfig, dict[str, Any]]]:
             "destination": "arn:aws:sqs:us-east-1:222222222222:Billing",
             "deadLetterQueue": "arn:aws:sqs:us-east-1:222222222222:Billing-ingress-dlq",
             "receiver": receiver,
+            "form": "wrapped",
         }
         if receiver == "arn":
             return RelayConfig("inbound", {INGRESS_ARN: route})

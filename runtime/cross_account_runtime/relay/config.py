@@ -31,10 +31,26 @@ endpoints' addresses it stamps; the CDK construct passes that in these variables
         writes into each address header the address that leads to the same queue from there.
     ``"addressBook": "<book>"`` (with ``"receiver": "name"``)
         The book of ``RELAY_ADDRESS_BOOKS`` listing the queues that endpoint reaches by name.
-    ``"bodyBucket": "<bucket name>"`` (outbound, with ``RELAY_BODY_BUCKET``)
-        The receiving account's body bucket: a message whose body the transport put in S3
-        (``S3BodyKey``) is forwarded only once the body is copied there under the same key,
-        since the receiver reads the key from its own bucket (see
+    ``"form": "wrapped"`` or ``"attribute"`` (inbound, required there; refused outbound)
+        The wire form the receiving endpoint's own dispatcher writes (``attribute`` for an
+        endpoint configured with ``DoNotWrapOutgoingMessages``): the inbound relay delivers
+        every NServiceBus message in that form, since a receiver that copies attributes onto
+        its retries and error copies mishandles a message of the other form.
+    ``"forwardUnreadable": true`` (both directions)
+        The route leads to an error queue: a message the relay cannot read (unreadable
+        NServiceBus headers, a malformed ARN header) is forwarded unchanged instead of
+        dead-lettered, as the transport moves a message it cannot read to its error queue.
+    ``"maxReceiveCount": <1-1000>`` (both directions)
+        The source queue's redrive ``maxReceiveCount``, so that the relay knows a receive is the
+        last before SQS moves the message to the dead-letter queue, and dead-letters a message
+        whose send fails then itself, with the reason.
+    ``"bodyBucket": "<bucket name>"``
+        Outbound (with ``RELAY_BODY_BUCKET``): the receiving account's body bucket. A message
+        whose body the transport put in S3 (``S3BodyKey``) is forwarded only once the body is
+        copied there under the same key, since the receiver reads the key from its own bucket;
+        a body that no longer fits inline once stamped is uploaded there. Inbound: the relay's
+        own account's body bucket, into which it uploads a body that no longer fits inline
+        after form conversion or address translation (see
         :mod:`cross_account_runtime.relay.bodies`).
 ``RELAY_LOCAL_ENDPOINTS`` (outbound: required; inbound: must be unset)
     A JSON array of the transport addresses of the local queues (endpoint queues and the error
@@ -103,6 +119,11 @@ ROUTE_DELAYED: Final = "delayed"
 ROUTE_RECEIVER: Final = "receiver"
 ROUTE_ADDRESS_BOOK: Final = "addressBook"
 ROUTE_BODY_BUCKET: Final = "bodyBucket"
+ROUTE_FORM: Final = "form"
+ROUTE_FORWARD_UNREADABLE: Final = "forwardUnreadable"
+ROUTE_MAX_RECEIVE_COUNT: Final = "maxReceiveCount"
+MAX_RECEIVE_COUNT_RANGE: Final = range(1, 1001)
+"""What SQS accepts as a redrive policy's ``maxReceiveCount``."""
 
 _ROUTES_EXAMPLE: Final = (
     '{"<source queue ARN>": {"destination": "<destination queue ARN>", '
@@ -130,10 +151,16 @@ _REQUIRED_ROUTE_MEMBERS: Final = {
     RelayDirection.OUTBOUND: frozenset({ROUTE_DESTINATION, ROUTE_DEAD_LETTER_QUEUE}),
     RelayDirection.INBOUND: frozenset({ROUTE_DESTINATION, ROUTE_DEAD_LETTER_QUEUE, ROUTE_RECEIVER}),
 }
+_BOTH_DIRECTIONS_MEMBERS: Final = frozenset(
+    {ROUTE_BODY_BUCKET, ROUTE_FORWARD_UNREADABLE, ROUTE_MAX_RECEIVE_COUNT}
+)
 _ROUTE_MEMBERS: Final = {
     RelayDirection.OUTBOUND: _REQUIRED_ROUTE_MEMBERS[RelayDirection.OUTBOUND]
-    | {ROUTE_DELAYED, ROUTE_BODY_BUCKET},
-    RelayDirection.INBOUND: _REQUIRED_ROUTE_MEMBERS[RelayDirection.INBOUND] | {ROUTE_ADDRESS_BOOK},
+    | _BOTH_DIRECTIONS_MEMBERS
+    | {ROUTE_DELAYED},
+    RelayDirection.INBOUND: _REQUIRED_ROUTE_MEMBERS[RelayDirection.INBOUND]
+    | _BOTH_DIRECTIONS_MEMBERS
+    | {ROUTE_ADDRESS_BOOK, ROUTE_FORM},
 }
 
 
@@ -146,9 +173,22 @@ class ReceiverAddressing(enum.StrEnum):
     """A released transport: it resolves every address by name in its own account."""
 
 
+class MessageForm(enum.StrEnum):
+    """The wire form an inbound route delivers NServiceBus messages in (``form``): the one the
+    receiving endpoint's own dispatcher writes."""
+
+    WRAPPED = "wrapped"
+    """The transport's default: headers and base64 body in a JSON envelope in the body."""
+    ATTRIBUTE = "attribute"
+    """``DoNotWrapOutgoingMessages``: the payload as the body, the headers in the
+    ``NServiceBus.AmazonSQS.Headers`` attribute."""
+
+
 class SourceQueueRoute:
     """One queue the relay reads: where its messages go and where refused ones go, whether it
-    holds delayed messages, and how the destination endpoint reads addresses.
+    holds delayed messages, how the destination endpoint reads addresses and which wire form it
+    takes, whether unreadable messages go on (a route to an error queue), and the source
+    queue's ``maxReceiveCount``.
 
     The queue URLs are computed once here, so that relaying a message costs no string work
     for addresses.
@@ -164,6 +204,9 @@ class SourceQueueRoute:
         "destination_fifo",
         "destination_url",
         "fifo",
+        "form",
+        "forward_unreadable",
+        "max_receive_count",
         "receiver",
         "source",
         "source_url",
@@ -179,6 +222,9 @@ class SourceQueueRoute:
         receiver: ReceiverAddressing | None = None,
         addresses: Mapping[str, str] | None = None,
         body_bucket: str | None = None,
+        form: MessageForm | None = None,
+        forward_unreadable: bool = False,
+        max_receive_count: int | None = None,
     ) -> None:
         self.source = source
         self.destination = destination
@@ -194,7 +240,16 @@ class SourceQueueRoute:
         """Queue ARN to the address a released receiver resolves to that queue (shared by the
         routes of one address book)."""
         self.body_bucket = body_bucket
-        """The receiving account's body bucket, into which S3 bodies are copied (outbound)."""
+        """The receiving account's body bucket, into which the outbound relay copies S3 bodies
+        and uploads bodies that no longer fit inline; inbound, the relay's own account's, into
+        which it uploads those."""
+        self.form = form
+        """The form an inbound route delivers NServiceBus messages in; ``None`` outbound."""
+        self.forward_unreadable = forward_unreadable
+        """Whether a message the relay cannot read goes on unchanged (a route to an error
+        queue) rather than to the dead-letter queue."""
+        self.max_receive_count = max_receive_count
+        """The source queue's redrive ``maxReceiveCount``, if the route says."""
 
 
 class RelayConfig:
@@ -314,6 +369,16 @@ def _routes(
         where = f"{ENV_ROUTES}: route for {source_text!r}"
         allowed = _ROUTE_MEMBERS[direction]
         if (
+            direction is RelayDirection.OUTBOUND
+            and isinstance(target, dict)
+            and ROUTE_FORM in target
+        ):
+            raise ConfigurationError(
+                f"{where}: {ROUTE_FORM} is for inbound routes; an outbound relay forwards each "
+                "message in the form its sender wrote, and the receiving account's inbound relay "
+                f"delivers it in its endpoint's form: remove {ROUTE_FORM}"
+            )
+        if (
             not isinstance(target, dict)
             or not _REQUIRED_ROUTE_MEMBERS[direction] <= set(target)
             or not set(target) <= allowed
@@ -344,6 +409,13 @@ def _routes(
         )
         addresses = _address_book(where, receiver, target.get(ROUTE_ADDRESS_BOOK), address_books)
         body_bucket = target.get(ROUTE_BODY_BUCKET)
+        forward_unreadable = target.get(ROUTE_FORWARD_UNREADABLE, False)
+        if not isinstance(forward_unreadable, bool):
+            raise ConfigurationError(
+                f"{where}: {ROUTE_FORWARD_UNREADABLE} is {forward_unreadable!r}; set it to true "
+                "on a route to an error queue (unreadable messages then go on unchanged, as the "
+                "transport moves them there), or leave it out"
+            )
         checked[str(source)] = SourceQueueRoute(
             source,
             destination,
@@ -354,8 +426,38 @@ def _routes(
             body_bucket=None
             if body_bucket is None
             else _bucket_name(body_bucket, f"{where}: {ROUTE_BODY_BUCKET}"),
+            form=_form(where, target) if direction is RelayDirection.INBOUND else None,
+            forward_unreadable=forward_unreadable,
+            max_receive_count=_max_receive_count(where, target.get(ROUTE_MAX_RECEIVE_COUNT)),
         )
     return checked
+
+
+def _form(where: str, target: Mapping[str, object]) -> MessageForm:
+    """The form an inbound route delivers in: required, one of :class:`MessageForm`."""
+    value = target.get(ROUTE_FORM)
+    try:
+        return MessageForm(value if isinstance(value, str) else repr(value))
+    except ValueError:
+        raise ConfigurationError(
+            f"{where}: {ROUTE_FORM} is {'missing' if value is None else repr(value)}; set it to "
+            f"{MessageForm.WRAPPED.value!r} or {MessageForm.ATTRIBUTE.value!r}, the wire form "
+            f"the receiving endpoint's own dispatcher writes ({MessageForm.ATTRIBUTE.value!r} "
+            "when it is configured with DoNotWrapOutgoingMessages)"
+        ) from None
+
+
+def _max_receive_count(where: str, value: object) -> int | None:
+    """The source queue's ``maxReceiveCount``, if given: an integer SQS accepts."""
+    if value is None:
+        return None
+    if type(value) is not int or value not in MAX_RECEIVE_COUNT_RANGE:
+        raise ConfigurationError(
+            f"{where}: {ROUTE_MAX_RECEIVE_COUNT} is {value!r}; give the source queue's redrive "
+            f"maxReceiveCount, an integer from {MAX_RECEIVE_COUNT_RANGE.start} to "
+            f"{MAX_RECEIVE_COUNT_RANGE.stop - 1}, or leave it out"
+        )
+    return value
 
 
 def _receiver(where: str, value: object) -> ReceiverAddressing:
@@ -523,8 +625,13 @@ def _local_endpoints(local_endpoints: object, home: QueueArn) -> dict[str, str]:
 def _body_bucket(
     direction: RelayDirection, bucket: object, routes: Mapping[str, SourceQueueRoute]
 ) -> str | None:
-    """The relay's own body bucket: set exactly when some route copies bodies."""
-    copying = [str(r.source) for r in routes.values() if r.body_bucket is not None]
+    """The relay's own body bucket: set exactly when some outbound route copies bodies (an
+    inbound route's bucket is its own account's, and it only uploads there)."""
+    copying = [
+        str(r.source)
+        for r in routes.values()
+        if r.body_bucket is not None and direction is RelayDirection.OUTBOUND
+    ]
     if bucket is None:
         if copying:
             raise ConfigurationError(
@@ -536,7 +643,8 @@ def _body_bucket(
     if direction is RelayDirection.INBOUND:
         raise ConfigurationError(
             f"{ENV_BODY_BUCKET} is set but {ENV_DIRECTION} is {RelayDirection.INBOUND.value!r}; "
-            "bodies are copied by the outbound relay of the sending account: unset it"
+            "bodies are copied by the outbound relay of the sending account (an inbound route's "
+            f"{ROUTE_BODY_BUCKET} names the bucket it uploads to): unset it"
         )
     return _bucket_name(bucket, ENV_BODY_BUCKET)
 

@@ -65,15 +65,18 @@ def outbound_config() -> RelayConfig:
     )
 
 
-def inbound_config(receiver: str = "arn", reachable: tuple[str, ...] | None = None) -> RelayConfig:
+def inbound_config(
+    receiver: str = "arn", reachable: tuple[str, ...] | None = None, form: str = "wrapped"
+) -> RelayConfig:
     """Billing's inbound relay: its ingress queue delivers to the Billing endpoint queue,
     which is ARN-aware (``receiver="arn"``) or a released endpoint resolving names (``"name"``,
     with the ARNs of the queues it reaches by name (``reachable``); by default Sales, through its shadow in
-    Billing's account, and Billing itself)."""
+    Billing's account, and Billing itself), and takes messages in ``form``."""
     route: dict[str, object] = {
         "destination": BILLING_ARN,
         "deadLetterQueue": BILLING_INGRESS_DLQ_ARN,
         "receiver": receiver,
+        "form": form,
     }
     if receiver != "name":
         return RelayConfig("inbound", {BILLING_INGRESS_ARN: route})
@@ -457,9 +460,15 @@ def route(destination: Queue, dead_letter: Queue) -> dict[str, object]:
     return {"destination": destination.arn, "deadLetterQueue": dead_letter.arn}
 
 
-def to_released(destination: Queue, dead_letter: Queue) -> dict[str, object]:
-    """An inbound route to a released endpoint, which reaches the queues of address book 1."""
-    return {**route(destination, dead_letter), "receiver": "name", "addressBook": "1"}
+def to_released(destination: Queue, dead_letter: Queue, form: str = "wrapped") -> dict[str, object]:
+    """An inbound route to a released endpoint writing ``form``, which reaches the queues of
+    address book 1."""
+    return {
+        **route(destination, dead_letter),
+        "receiver": "name",
+        "addressBook": "1",
+        "form": form,
+    }
 
 
 def with_dead_letter(account: str, name: str, max_receive_count: int = 3) -> tuple[Queue, Queue]:

@@ -8,7 +8,12 @@ from typing import Any
 import pytest
 
 from cross_account_runtime.common.configuration import ConfigurationError
-from cross_account_runtime.relay.config import ReceiverAddressing, RelayConfig, RelayDirection
+from cross_account_runtime.relay.config import (
+    MessageForm,
+    ReceiverAddressing,
+    RelayConfig,
+    RelayDirection,
+)
 from tests.runtime.relay.conftest import (
     BILLING_ARN,
     BILLING_INGRESS_ARN,
@@ -61,6 +66,7 @@ INBOUND_ROUTES = {
         "destination": BILLING_ARN,
         "deadLetterQueue": BILLING_INGRESS_DLQ_ARN,
         "receiver": "arn",
+        "form": "wrapped",
     }
 }
 
@@ -124,7 +130,8 @@ def route(
         (
             {"RELAY_ROUTES": {BILLING_SHADOW_ARN: BILLING_INGRESS_ARN}},
             "must be an object with the members ['deadLetterQueue', 'destination'] (and "
-            "optionally ['bodyBucket', 'delayed']) for an outbound relay",
+            "optionally ['bodyBucket', 'delayed', 'forwardUnreadable', 'maxReceiveCount']) for "
+            "an outbound relay",
         ),
         (
             {"RELAY_ROUTES": {BILLING_SHADOW_ARN: {**route(), "retries": 3}}},
@@ -190,7 +197,12 @@ def test_an_unusable_outbound_configuration_names_the_variable_and_the_fix(
 
 
 def inbound_route(destination: str = BILLING_ARN, **members: Any) -> dict[str, Any]:
-    return {**route(destination, BILLING_INGRESS_DLQ_ARN), "receiver": "arn", **members}
+    return {
+        **route(destination, BILLING_INGRESS_DLQ_ARN),
+        "receiver": "arn",
+        "form": "wrapped",
+        **members,
+    }
 
 
 def test_an_inbound_relay_refuses_local_endpoints() -> None:
@@ -358,3 +370,121 @@ def test_a_delayed_route_must_read_a_delay_queues_shadow(
     with pytest.raises(ConfigurationError) as raised:
         RelayConfig.from_environment(environment(RELAY_ROUTES=routes))
     assert expected in str(raised.value)
+
+
+# The members of a route that the relay's message semantics need ------------------------------
+
+
+@pytest.mark.parametrize("form", list(MessageForm))
+def test_an_inbound_route_names_the_form_its_endpoint_writes(form: MessageForm) -> None:
+    route = read_inbound(form=form.value).routes[BILLING_INGRESS_ARN]
+    assert route.form is form
+    assert f"{route.form}" == form.value
+
+
+@pytest.mark.parametrize(
+    ("form", "expected"),
+    [
+        (None, "form is missing; set it to 'wrapped' or 'attribute'"),
+        ("unwrapped", "form is 'unwrapped'; set it to 'wrapped' or 'attribute'"),
+        (True, "form is True; set it to 'wrapped' or 'attribute'"),
+    ],
+)
+def test_an_inbound_route_without_a_known_form_names_the_route_and_the_fix(
+    form: object, expected: str
+) -> None:
+    members = inbound_route()
+    del members["form"]
+    if form is not None:
+        members["form"] = form
+    with pytest.raises(ConfigurationError) as raised:
+        RelayConfig("inbound", {BILLING_INGRESS_ARN: members})
+    message = str(raised.value)
+    assert message.startswith(f"RELAY_ROUTES: route for {BILLING_INGRESS_ARN!r}: ")
+    assert expected in message
+    assert "DoNotWrapOutgoingMessages" in message
+
+
+def test_an_outbound_route_refuses_a_form() -> None:
+    routes = {BILLING_SHADOW_ARN: {**route(), "form": "wrapped"}}
+    with pytest.raises(ConfigurationError) as raised:
+        RelayConfig.from_environment(environment(RELAY_ROUTES=routes))
+    assert str(raised.value) == (
+        f"RELAY_ROUTES: route for {BILLING_SHADOW_ARN!r}: form is for inbound routes; an "
+        "outbound relay forwards each message in the form its sender wrote, and the receiving "
+        "account's inbound relay delivers it in its endpoint's form: remove form"
+    )
+
+
+def test_routes_say_whether_unreadable_messages_go_on_and_their_receive_count() -> None:
+    outbound = RelayConfig.from_environment(
+        environment(
+            RELAY_ROUTES={
+                BILLING_SHADOW_ARN: {**route(), "forwardUnreadable": True, "maxReceiveCount": 5}
+            }
+        )
+    ).routes[BILLING_SHADOW_ARN]
+    assert (outbound.forward_unreadable, outbound.max_receive_count, outbound.form) == (
+        True,
+        5,
+        None,
+    )
+    inbound = read_inbound(forwardUnreadable=False, maxReceiveCount=1000).routes[
+        BILLING_INGRESS_ARN
+    ]
+    assert (inbound.forward_unreadable, inbound.max_receive_count) == (False, 1000)
+    plain = read_inbound().routes[BILLING_INGRESS_ARN]
+    assert (plain.forward_unreadable, plain.max_receive_count) == (False, None)
+
+
+@pytest.mark.parametrize(
+    ("members", "expected"),
+    [
+        ({"forwardUnreadable": "yes"}, "forwardUnreadable is 'yes'; set it to true"),
+        ({"forwardUnreadable": 1}, "forwardUnreadable is 1; set it to true"),
+        ({"maxReceiveCount": 0}, "maxReceiveCount is 0; give the source queue's redrive"),
+        ({"maxReceiveCount": 1001}, "an integer from 1 to 1000, or leave it out"),
+        ({"maxReceiveCount": "5"}, "maxReceiveCount is '5'"),
+        ({"maxReceiveCount": 5.0}, "maxReceiveCount is 5.0"),
+        ({"maxReceiveCount": True}, "maxReceiveCount is True"),
+    ],
+)
+@pytest.mark.parametrize("direction", list(RelayDirection))
+def test_an_unusable_route_member_names_the_route_and_the_fix(
+    members: dict[str, Any], expected: str, direction: RelayDirection
+) -> None:
+    if direction is RelayDirection.OUTBOUND:
+        routes = {BILLING_SHADOW_ARN: {**route(), **members}}
+        variables: dict[str, Any] = {"RELAY_ROUTES": routes}
+    else:
+        routes = {BILLING_INGRESS_ARN: inbound_route(**members)}
+        variables = {
+            "RELAY_DIRECTION": "inbound",
+            "RELAY_ROUTES": routes,
+            "RELAY_LOCAL_ENDPOINTS": None,
+        }
+    with pytest.raises(ConfigurationError) as raised:
+        RelayConfig.from_environment(environment(**variables))
+    assert str(raised.value).startswith(f"RELAY_ROUTES: route for {next(iter(routes))!r}: ")
+    assert expected in str(raised.value)
+
+
+def test_an_inbound_route_may_name_its_own_accounts_body_bucket() -> None:
+    config = read_inbound(bodyBucket="billing-bodies")
+    assert config.routes[BILLING_INGRESS_ARN].body_bucket == "billing-bodies"
+    assert config.body_bucket is None
+
+
+def test_an_inbound_relay_still_refuses_the_outbound_copy_source() -> None:
+    with pytest.raises(ConfigurationError) as raised:
+        RelayConfig(
+            "inbound",
+            {BILLING_INGRESS_ARN: inbound_route(bodyBucket="billing-bodies")},
+            body_bucket="billing-bodies",
+        )
+    assert str(raised.value).startswith("RELAY_BODY_BUCKET is set but RELAY_DIRECTION is 'inbound'")
+
+
+def test_an_inbound_routes_body_bucket_must_be_a_bucket_name() -> None:
+    with pytest.raises(ConfigurationError, match="bodyBucket is 'Billing_Bodies', not an S3"):
+        read_inbound(bodyBucket="Billing_Bodies")
