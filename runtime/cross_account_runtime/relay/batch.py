@@ -111,6 +111,10 @@ class LoggedOutcome(enum.StrEnum):
     name: an answer to it would fail there (and reach the receiver's error queue)."""
 
 
+RECOUNT_AFTER_SECONDS: Final = 1.0
+"""How long a decided message may wait for its call before its time to be received is counted
+again: the receiver's deadline is then late by at most this and one call's duration."""
+
 _FAILED_SEND_OUTCOMES: Final = {
     "destination_missing": LoggedOutcome.DESTINATION_MISSING,
     "key_refused": LoggedOutcome.KEY_REFUSED,
@@ -257,7 +261,9 @@ class Relay:
         :mod:`~cross_account_runtime.relay.batching`), one after the other, the calls with the
         most received messages first, and account for each. Returns the number of calls made."""
         pending = [
-            PendingSend(index, decision.queue, decision.request)
+            PendingSend(
+                index, decision.queue, decision.request, timed=decision.decided_at is not None
+            )
             for index, decision in state.decided.items()
             if decision.queue is not None and decision.request is not None
         ]
@@ -293,6 +299,9 @@ class Relay:
                 )
                 state.fail(send.index)
             return 0
+        sends = self._counted_again(sends, state)
+        if not sends:
+            return 0
         call.sends = sends
         result = self._call(call)
         last_tries: list[tuple[int, SendFailure]] = []
@@ -312,6 +321,40 @@ class Relay:
         if not last_tries:
             return 1
         return 1 + self._dead_letter_last_tries(last_tries, state)
+
+    def _counted_again(self, sends: list[PendingSend], state: _Invocation) -> list[PendingSend]:
+        """The sends of a call, those whose time to be received was counted more than
+        :data:`RECOUNT_AFTER_SECONDS` ago counted again (a large batch with slow calls may
+        wait minutes for its call): a message that expired meanwhile is dropped from the call
+        and acknowledged as expired, the others carry the time that remains now."""
+        now = self.clock()
+        kept = []
+        for send in sends:
+            decision = state.decided[send.index]
+            if decision.decided_at is None or now - decision.decided_at < RECOUNT_AFTER_SECONDS:
+                kept.append(send)
+                continue
+            record = state.records[send.index]
+            again = relay_message(record, self.config, now)
+            if again.kind is DecisionKind.EXPIRED:
+                self._log(
+                    "INFO",
+                    "expired while waiting for its call; not delivered",
+                    record,
+                    state.request_id,
+                    outcome=LoggedOutcome.EXPIRED,
+                    **_facts(again),
+                )
+                del state.decided[send.index]
+                state.expired += 1
+                continue
+            if again.kind is decision.kind and again.request is not None:
+                # The same send, its body already stored: only the time left changed.
+                again.body_key, again.upload = decision.body_key, decision.upload
+                state.decided[send.index] = again
+                send.request = again.request
+            kept.append(send)
+        return kept
 
     def _dead_letter_last_tries(
         self, last_tries: list[tuple[int, SendFailure]], state: _Invocation

@@ -153,11 +153,14 @@ class Decision:
     the NServiceBus headers were. ``body_key`` is the S3 key of a body to copy into the
     route's ``body_bucket`` before ``request`` is sent, ``upload`` a body to put into S3
     first. ``warnings`` are ``(outcome, reason)`` pairs to log once the message is sent: what
-    the receiver will make of it that the relay could not change.
+    the receiver will make of it that the relay could not change. ``decided_at`` is the time
+    (epoch seconds) the request's time to be received was counted at, ``None`` when it carries
+    none.
     """
 
     __slots__ = (
         "body_key",
+        "decided_at",
         "kind",
         "queue",
         "reason",
@@ -182,8 +185,10 @@ class Decision:
         body_key: str | None = None,
         upload: BodyUpload | None = None,
         warnings: tuple[tuple[str, str], ...] = (),
+        decided_at: float | None = None,
     ) -> None:
         self.body_key = body_key
+        self.decided_at = decided_at
         self.upload = upload
         self.warnings = warnings
         self.kind = kind
@@ -269,6 +274,7 @@ def relay_message(
                     route.source,
                     _redelay_request(record, route, body, attributes, remaining),
                     wire_form=found_form,
+                    decided_at=None if remaining_time is None else now,
                 )
         else:
             remaining = 0
@@ -323,6 +329,7 @@ def relay_message(
         else None,
         upload=upload,
         warnings=tuple(warnings),
+        decided_at=None if remaining_time is None else now,
     )
 
 

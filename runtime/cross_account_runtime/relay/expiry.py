@@ -15,8 +15,9 @@ queue would start its time afresh at each hop. The relay therefore carries the d
   discard it; the relay acknowledges it and logs it as expired, which is not a loss;
 * otherwise each send of the message carries ``remaining`` as ``TimeSpan.ToString()`` text,
   so the receiver's own check, counting from its copy's ``SentTimestamp``, sees the original
-  deadline (later by the time between the relay's decision and its send, milliseconds for a
-  batch of ten);
+  deadline (later by the time between counting and sending: the batch processor counts again
+  just before a call when more than a second passed since the decision, so at most about a
+  second and one call's duration);
 * a value ``TimeSpan.Parse`` refuses, or one whose deadline is past what a ``DateTimeOffset``
   holds (the receiver's ``sentAt + timeToBeReceived`` throws): the message goes on unchanged,
   the receiver fails on it as it would have, and the relay logs it.

@@ -509,3 +509,44 @@ def test_a_failed_last_receive_dead_letter_send_is_reported_failed(
         "send_failed",
         "send_failed",
     ]
+
+
+class WaitingClock:
+    """A clock that reads a minute after the records were sent for the first ``decisions``
+    readings (one per record decided), and ``wait`` seconds later from then on: the records
+    waited that long for their call."""
+
+    def __init__(self, decisions: int, wait: float) -> None:
+        self.readings = 0
+        self.decisions = decisions
+        self.wait = wait
+
+    def __call__(self) -> float:
+        self.readings += 1
+        return SENT + 60 + (self.wait if self.readings > self.decisions else 0)
+
+
+def test_a_message_that_waited_for_its_call_carries_the_time_left_when_it_is_sent(
+    send: RecordingSend, log: io.StringIO
+) -> None:
+    waited, expired = (
+        sqs_record(wrapped_body(request_headers(**{TTBR: ttbr})))
+        for ttbr in ("00:05:00", "00:01:10")
+    )
+    relay = Relay(
+        outbound_config(),
+        send_batch=send,
+        logger=JsonLogger("sqs-relay", stream=log),
+        clock=WaitingClock(decisions=2, wait=30),
+    )
+
+    response = relay(sqs_event(waited, expired), LambdaContext())
+
+    assert response == {"batchItemFailures": []}
+    [forward] = send.requests
+    assert body_headers(forward["MessageBody"])[TTBR] == "00:03:30"
+    [line] = message_lines(log.getvalue())
+    assert (line["message_id"], line["outcome"]) == (expired["messageId"], "expired")
+    assert line["message"] == "expired while waiting for its call; not delivered"
+    [summary] = [x for x in log_lines(log.getvalue()) if x["message"] == "batch relayed"]
+    assert (summary["expired"], summary["forwarded"]) == (1, 1)

@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-from cross_account_runtime.relay.sending import SendFailure, SqsClients
+from cross_account_runtime.common.aws_clients import MAX_RETRIES
+from cross_account_runtime.relay.sending import SendFailure, SqsClients, create_sqs_client
 
 
 def test_clients_are_created_lazily_once_per_region() -> None:
@@ -96,3 +97,15 @@ def test_entries_sqs_refused_keep_their_code_and_fault() -> None:
         "key_refused",
         "KMS.DisabledException: off (sender fault)",
     )
+
+
+def test_the_clients_retry_in_standard_mode_whose_quota_the_docs_count_on() -> None:
+    """docs/relay.md and aws_clients say what a throttled call costs from these numbers."""
+    from botocore.retries import quota, standard  # noqa: PLC0415 (botocore's internals)
+
+    client = create_sqs_client("us-east-1")
+    assert client.meta.config.retries == {"mode": "standard", "total_max_attempts": MAX_RETRIES + 1}
+    assert quota.RetryQuota.INITIAL_CAPACITY == 500
+    checker = standard.RetryQuotaChecker
+    assert (checker._RETRY_COST, checker._THROTTLING_RETRY_COST) == (14, 5)
+    assert checker._NO_RETRY_INCREMENT == 1
