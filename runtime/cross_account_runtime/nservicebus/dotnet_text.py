@@ -35,6 +35,8 @@ _BASE64_SKIPPED: Final = {ord(character): None for character in "\t\n\r "}
 _BASE64_ALPHABET: Final = frozenset(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 )
+_BASE64_FIRST: Final = _BASE64_ALPHABET | frozenset("\t\n\r ")
+"""What base64 text can start with: ``=`` only pads the end."""
 
 # System.Text.Json's default encoder (JavaScriptEncoder.Default) writes only Basic Latin
 # printable characters as they are, minus the HTML-sensitive ones; these have short escapes.
@@ -138,6 +140,9 @@ def try_from_base64(text: str) -> bytes | None:
     standard alphabet, a multiple of 4 long, with at most two ``=`` at the end. So ``"abcd"``
     decodes (to 3 bytes) and ``"Body Contents"`` does too (the space is skipped).
     """
+    if text and text[0] not in _BASE64_FIRST:
+        # Neither a skipped character nor a digit: a JSON or text body fails at once.
+        return None
     compact = text.translate(_BASE64_SKIPPED)
     if len(compact) % 4:
         return None

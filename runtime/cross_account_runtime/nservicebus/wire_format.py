@@ -335,6 +335,12 @@ class HeadersUpdate:
         return self._view
 
     @property
+    def derived(self) -> tuple[str, ...]:
+        """The names of the headers the transport derives rather than reads (the message id,
+        from the SQS message id, when the headers have none)."""
+        return self._layout.derived
+
+    @property
     def headers_from_attributes(self) -> tuple[str, ...]:
         """The names of the headers an attribute supplies (attribute form only)."""
         return self._layout.from_attributes
@@ -978,6 +984,11 @@ def _written_body(
     transport 6 member that sets it, else the ``Headers`` member; every other byte kept."""
     if _only_added(layout, changed, removed):
         return _with_entries(body, layout.headers_span[1], bool(layout.own), changed)
+    if not removed and not any(name in layout.from_members for name in changed):
+        start, end = layout.headers_span
+        edited = _edited_object(body[start:end], layout.own, changed)
+        if edited is not None:
+            return body[:start] + edited + body[end:]
     own = dict(layout.own)
     own_changed = bool(removed)
     replacements: list[tuple[Span, str]] = []
@@ -1025,6 +1036,29 @@ def _only_added(layout: _Layout, changed: Mapping[str, str], removed: Iterable[s
     )
 
 
+def _edited_object(text: str, own: Headers, changed: Mapping[str, str]) -> str | None:
+    """The JSON object ``text``, whose headers are ``own``, with ``changed`` made in place:
+    each header it holds written as compact JSON writes it (as the transport's dispatcher
+    does), found exactly once, gets its new value; the others are added before the closing
+    brace. ``None`` when a pair is spelled otherwise (or twice), for a rewrite of the whole
+    object. An unescaped ``"name":`` can only be a member name: in a JSON string quotes are
+    escaped."""
+    added: dict[str, str] = {}
+    for name, value in changed.items():
+        if name not in own:
+            added[name] = value
+            continue
+        key = compact_json(name)
+        pair = f"{key}:{compact_json(own[name])}"
+        found = text.find(pair)
+        if found < 0 or text.find(pair, found + 1) >= 0:
+            return None
+        text = f"{text[:found]}{key}:{compact_json(value)}{text[found + len(pair) :]}"
+    if added:
+        text = _with_entries(text, len(text), bool(own), added)
+    return text
+
+
 def _with_entries(text: str, end: int, after_others: bool, added: Mapping[str, str]) -> str:
     """``text`` with ``added`` written into the JSON object that ends at ``end``, just before
     its closing brace: the object's own bytes stay as they are."""
@@ -1043,14 +1077,25 @@ def _written_attributes(
     """The attributes with the changes made where the transport reads each header: the
     attribute that supplies it, else the headers JSON."""
     result = dict(attributes)
-    if _only_added(layout, changed, removed):
-        text = _string_value(attributes[HEADERS_ATTRIBUTE], HEADERS_ATTRIBUTE) or ""
-        end = len(text.rstrip("".join(_WHITESPACE_CHARACTERS)))
-        result[HEADERS_ATTRIBUTE] = _with_text(
-            _as_mapping(attributes[HEADERS_ATTRIBUTE], HEADERS_ATTRIBUTE),
-            _with_entries(text, end, bool(layout.own), changed),
-        )
-        return result
+    text = _string_value(attributes[HEADERS_ATTRIBUTE], HEADERS_ATTRIBUTE) or ""
+    blank = "".join(_WHITESPACE_CHARACTERS)
+    start, end = len(text) - len(text.lstrip(blank)), len(text.rstrip(blank))
+    # The JSON may be null (no headers); only an object is edited in place.
+    if text[start:end].startswith("{") and not removed:
+        if _only_added(layout, changed, removed):
+            edited: str | None = _with_entries(
+                text[start:end], end - start, bool(layout.own), changed
+            )
+        elif not any(name in layout.from_attributes for name in changed):
+            edited = _edited_object(text[start:end], layout.own, changed)
+        else:
+            edited = None
+        if edited is not None:
+            result[HEADERS_ATTRIBUTE] = _with_text(
+                _as_mapping(attributes[HEADERS_ATTRIBUTE], HEADERS_ATTRIBUTE),
+                text[:start] + edited + text[end:],
+            )
+            return result
     own = dict(layout.own)
     for name in removed:
         if name in layout.from_attributes:

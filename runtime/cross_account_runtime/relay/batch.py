@@ -55,6 +55,7 @@ import traceback
 
 from cross_account_runtime.common.aws_clients import WORST_CASE_CALL_SECONDS
 from cross_account_runtime.common.json_log import JsonLogger, default_logger
+from cross_account_runtime.nservicebus.transport_address import FIFO_SUFFIX
 from cross_account_runtime.relay.batching import PendingSend, plan_calls
 from cross_account_runtime.relay.bodies import BodyMissingError, BodyStore
 from cross_account_runtime.relay.config import DEFAULT_SERVICE_NAME, RelayConfig
@@ -164,7 +165,7 @@ class Relay:
     def __call__(self, event: Mapping[str, Any], context: Any = None) -> BatchResponse:
         records = _records(event)
         state = _Invocation(records, context)
-        for index in _in_priority_order(records):
+        for index in state.in_priority_order():
             record = records[index]
             if state.group_stopped(index):
                 self._not_attempted(record, state.request_id)
@@ -268,7 +269,7 @@ class Relay:
             if decision.queue is not None and decision.request is not None
         ]
         made = 0
-        for call in sorted(plan_calls(pending), key=lambda c: _call_priority(c, state.records)):
+        for call in sorted(plan_calls(pending), key=state.call_priority):
             made += self._make_call(call, state)
         return made
 
@@ -314,7 +315,7 @@ class Relay:
                 continue
             failure = result.failed.get(entry) or SendFailure(None, "no result for the entry")
             self._send_failed(record, request_id, decision, failure)
-            if decision.forwarded and _last_receive(record, self.config):
+            if decision.forwarded and _last_receive(record, state.counts[send.index], self.config):
                 last_tries.append((send.index, failure))
             else:
                 state.fail(send.index)
@@ -571,16 +572,18 @@ class Relay:
 
 
 class _Invocation:
-    """What one invocation has found so far: the records, each decision, which records
-    failed (and so which FIFO groups stopped), what was forwarded under which new id, how
-    many had expired."""
+    """What one invocation has found so far: the records (with each one's receive count and
+    FIFO group, read once), each decision, which records failed (and so which FIFO groups
+    stopped), what was forwarded under which new id, how many had expired."""
 
     __slots__ = (
         "context",
+        "counts",
         "decided",
         "expired",
         "failed",
         "forwarded",
+        "groups",
         "records",
         "request_id",
         "stopped",
@@ -588,6 +591,8 @@ class _Invocation:
 
     def __init__(self, records: list[Mapping[str, Any]], context: Any) -> None:
         self.records = records
+        self.counts = [_receive_count(record) for record in records]
+        self.groups = [_fifo_group(record) for record in records]
         self.context = context
         self.request_id: str | None = getattr(context, "aws_request_id", None)
         self.decided: dict[int, Decision] = {}
@@ -599,14 +604,29 @@ class _Invocation:
     def fail(self, index: int) -> None:
         """Record ``index`` is reported failed; on a FIFO queue its group stops."""
         self.failed.add(index)
-        group = _fifo_group(self.records[index])
+        group = self.groups[index]
         if group is not None:
             self.stopped.add(group)
 
     def group_stopped(self, index: int) -> bool:
         """Whether an earlier message of record ``index``'s FIFO group failed."""
-        group = _fifo_group(self.records[index])
+        group = self.groups[index]
         return group is not None and group in self.stopped
+
+    def in_priority_order(self) -> list[int]:
+        """The records' indices, those of standard queues with the most receives first
+        (stable), FIFO queues' in their order."""
+        counts, groups = self.counts, self.groups
+        return sorted(
+            range(len(self.records)), key=lambda i: 0 if groups[i] is not None else -counts[i]
+        )
+
+    def call_priority(self, call: PlannedCall) -> int:
+        """Sort key of a planned call: the most receives among its records, negated, for a
+        standard queue; 0 for a FIFO queue, whose calls must keep their order."""
+        if call.queue.name.endswith(FIFO_SUFFIX):
+            return 0
+        return -max(self.counts[send.index] for send in call.sends)
 
 
 def _facts(decision: Decision) -> dict[str, object]:
@@ -626,29 +646,12 @@ def _receive_count(record: Mapping[str, Any]) -> int:
     return int(count) if isinstance(count, str) and count.isdigit() else 0
 
 
-def _in_priority_order(records: list[Mapping[str, Any]]) -> list[int]:
-    """The records' indices, those of standard queues with the most receives first (stable),
-    FIFO queues' in their order."""
-    return sorted(
-        range(len(records)),
-        key=lambda index: 0 if _fifo_group(records[index]) else -_receive_count(records[index]),
-    )
-
-
-def _call_priority(call: PlannedCall, records: list[Mapping[str, Any]]) -> int:
-    """Sort key of a planned call: the most receives among its records, negated, for a
-    standard queue; 0 for a FIFO queue, whose calls must keep their order."""
-    if call.queue.name.endswith(".fifo"):
-        return 0
-    return -max(_receive_count(records[send.index]) for send in call.sends)
-
-
-def _last_receive(record: Mapping[str, Any], config: RelayConfig) -> bool:
-    """Whether this is the record's last receive before its queue's redrive policy moves it
-    (known when its route names the queue's ``maxReceiveCount``)."""
+def _last_receive(record: Mapping[str, Any], count: int, config: RelayConfig) -> bool:
+    """Whether this (its ``count``-th) is the record's last receive before its queue's
+    redrive policy moves it (known when its route names the queue's ``maxReceiveCount``)."""
     route = config.routes.get(record.get("eventSourceARN", ""))
     limit = route.max_receive_count if route is not None else None
-    return limit is not None and _receive_count(record) >= limit
+    return limit is not None and count >= limit
 
 
 def _remaining_seconds(context: Any) -> float:

@@ -87,10 +87,11 @@ def conversion_problem(update: HeadersUpdate, form: str) -> str:
     view = update.view
     if view.body is None and not view.s3_body_key:
         return "its body is null, which the receiver treats as poison in either form"
-    headers = update.carried_headers()
+    headers = view.headers
     if form == WRAPPED:
+        carries_id = MESSAGE_ID_HEADER in headers and MESSAGE_ID_HEADER not in update.derived
         if headers.get(CONTROL_MESSAGE_HEADER) != "True" and not (
-            MESSAGE_ID_HEADER in headers or ENCLOSED_MESSAGE_TYPES_HEADER in headers
+            carries_id or ENCLOSED_MESSAGE_TYPES_HEADER in headers
         ):
             return (
                 f"its headers have neither {MESSAGE_ID_HEADER} nor "
