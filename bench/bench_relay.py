@@ -1,4 +1,5 @@
-"""Per-message cost of the account-bridge relay and its cold import time.
+"""Per-message cost of the account-bridge relay and its cold import time, this tree beside an
+earlier revision, in one run.
 
 Prints one JSON object:
 
@@ -6,45 +7,57 @@ Prints one JSON object:
   (:class:`cross_account_runtime.relay.batch.Relay`, what the Lambda entry point calls) on batches
   of 10 records of 20 NServiceBus headers each, with a send function that records the request
   instead of calling SQS (so no network is measured) and the JSON log lines written to
-  ``/dev/null``; for outbound stamping in both wire forms, inbound delivery to an ARN-aware
-  endpoint (unchanged) and to a released one (address headers translated), and a native
-  message passing through. ``core_us_per_message`` is the pure core
-  (:func:`cross_account_runtime.relay.decision.relay_message`) alone on the same records;
+  ``/dev/null``; for outbound stamping in both wire forms and with a time to be received (which
+  the relay counts down), inbound delivery to an ARN-aware endpoint (unchanged) and to a
+  released one (address headers translated), inbound conversion each way (an unwrapped message
+  to a wrapping endpoint, a wrapped one to an unwrapping endpoint), and a native message passing
+  through. ``core_us_per_message`` is the pure core
+  (:func:`cross_account_runtime.relay.decision.relay_message`) alone on the same records. Each
+  figure is the best of several timeit runs, for ``after`` (this tree) and ``before`` (the
+  runtime package at ``--baseline-revision``, ``git archive``'d), measured in alternating fresh
+  interpreters, :data:`ROUNDS` of each; an earlier revision has no form conversion nor time to
+  be received, and relays those records as it did (unchanged);
 - ``cold_import``: in fresh interpreters (median and best of several), importing the Lambda
   entry module ``cross_account_runtime.relay.lambda_handler`` (and with it everything it runs)
   alone, and importing it and creating the first SQS client (which imports boto3 and loads the
   SQS model; no request is made), each with the runtime's bytecode cached and compiled from
-  source;
+  source, before and after;
 - ``machine``: ``nproc`` and ``lscpu``'s model name.
+
+The worker (``--worker``) runs in the variant's interpreter with that variant's runtime package
+first on ``PYTHONPATH``; it uses only what both revisions have.
 """
 
 from __future__ import annotations
 
+import argparse
 import functools
 import json
 import os
+import subprocess
+import sys
+import tarfile
+import tempfile
 import timeit
 from collections.abc import Callable, Sequence
-from typing import Any
+from io import BytesIO
+from pathlib import Path
+from typing import Any, Final
 
-import bench_support
-
-from cross_account_runtime.common.json_log import JsonLogger
-from cross_account_runtime.nservicebus.dispatch import unwrapped_message, wrapped_message
-from cross_account_runtime.relay.addresses import stamp
-from cross_account_runtime.relay.batch import Relay
-from cross_account_runtime.relay.config import RelayConfig
-from cross_account_runtime.relay.decision import relay_message
-from cross_account_runtime.relay.sending import BatchResult
-
+REPOSITORY = Path(__file__).resolve().parent.parent
+BASELINE_REVISION: Final = "bdb2be7"
+"""The revision before the relay kept time to be received and converted forms."""
 LOCAL_ADDRESS = "Sales"
 SALES_ARN = "arn:aws:sqs:us-east-1:111111111111:Sales"
 SHADOW_ARN = "arn:aws:sqs:us-east-1:111111111111:Billing"
 INGRESS_ARN = "arn:aws:sqs:us-east-1:222222222222:Billing-ingress"
+SENT_MILLISECONDS = 1545082649183
 BATCH_SIZE = 10
 IMPORT_RUNS = 11
 TIMING_REPEATS = 9
+ROUNDS: Final = 2
 TARGETS = {"handler_us_per_message": 50, "import_with_boto3_ms": 150}
+TIME_TO_BE_RECEIVED = "NServiceBus.AmazonSQS.TimeToBeReceived"
 
 
 def message_headers() -> dict[str, str]:
@@ -78,6 +91,77 @@ def message_headers() -> dict[str, str]:
 PAYLOAD = json.dumps({"OrderId": 42, "Lines": [{"Sku": f"SKU-{n}", "Qty": n} for n in range(10)]})
 
 
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--baseline-revision", default=BASELINE_REVISION)
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    arguments = parser.parse_args()
+    if arguments.worker:
+        handler, core = processing_figures()
+        print(json.dumps({"handler": handler, "core": core}))
+        return
+    print(json.dumps(orchestrate(arguments.baseline_revision), indent=2))
+
+
+def orchestrate(revision: str) -> dict[str, Any]:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import bench_support  # noqa: PLC0415 (beside this file)
+
+    with tempfile.TemporaryDirectory() as scratch:
+        baseline = Path(scratch) / "baseline"
+        archive = subprocess.run(
+            ["git", "archive", revision, "runtime"],
+            cwd=REPOSITORY,
+            check=True,
+            capture_output=True,
+        ).stdout
+        with tarfile.open(fileobj=BytesIO(archive)) as tar:
+            tar.extractall(baseline, filter="data")
+        packages = {
+            "before": baseline / "runtime" / "cross_account_runtime",
+            "after": REPOSITORY / "runtime" / "cross_account_runtime",
+        }
+        runs: dict[str, list[dict[str, dict[str, float]]]] = {"before": [], "after": []}
+        for _ in range(ROUNDS):
+            for variant, package in packages.items():
+                runs[variant].append(_run_worker(package.parent))
+        cold: dict[str, Any] = {}
+        for variant, package in packages.items():
+            bench_support.RUNTIME_PACKAGE = package
+            cold[variant] = cold_import_figures(bench_support)
+    figures: dict[str, Any] = {}
+    for measure in ("handler", "core"):
+        figures[f"{measure}_us_per_message"] = {
+            case: {variant: [run[measure][case] for run in runs[variant]] for variant in packages}
+            for case in runs["after"][0][measure]
+        }
+    return {
+        "batch_size": BATCH_SIZE,
+        "headers_per_message": 20,
+        "baseline_revision": revision,
+        **figures,
+        "cold_import": cold,
+        "targets": TARGETS,
+        "machine": bench_support.machine(),
+    }
+
+
+def _run_worker(runtime: Path) -> dict[str, dict[str, float]]:
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(runtime), str(REPOSITORY)])}
+    done = subprocess.run(
+        [sys.executable, __file__, "--worker"],
+        env=environment,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    result: dict[str, dict[str, float]] = json.loads(done.stdout)
+    return result
+
+
+# In the variant's interpreter --------------------------------------------------------------
+
+
 def record(
     source: str, number: int, body: str, attributes: dict[str, Any] | None = None
 ) -> dict[str, Any]:
@@ -88,9 +172,9 @@ def record(
         "body": body,
         "attributes": {
             "ApproximateReceiveCount": "1",
-            "SentTimestamp": "1545082649183",
+            "SentTimestamp": str(SENT_MILLISECONDS),
             "SenderId": "AIDAIENQZJOLO23YVJ4VO",
-            "ApproximateFirstReceiveTimestamp": "1545082649185",
+            "ApproximateFirstReceiveTimestamp": str(SENT_MILLISECONDS + 2),
         },
         "messageAttributes": attributes or {},
         "md5OfBody": "e4e68fb7bd0e697a0ae8f1bb342846b3",
@@ -120,17 +204,25 @@ def as_sent(message: dict[str, object]) -> tuple[str, dict[str, Any]]:
 
 def wrapped(headers: dict[str, str]) -> tuple[str, dict[str, Any]]:
     """The transport's default form: compact JSON, its escaping, the message id attribute."""
+    from cross_account_runtime.nservicebus.dispatch import wrapped_message  # noqa: PLC0415
+
     return as_sent(wrapped_message(headers["NServiceBus.MessageId"], headers, PAYLOAD.encode()))
 
 
 def unwrapped(headers: dict[str, str]) -> tuple[str, dict[str, Any]]:
     """``DoNotWrapOutgoingMessages``: the payload as the body, the headers in an attribute."""
+    from cross_account_runtime.nservicebus.dispatch import unwrapped_message  # noqa: PLC0415
+
     return as_sent(unwrapped_message(headers["NServiceBus.MessageId"], headers, PAYLOAD.encode()))
 
 
-def batches() -> dict[str, tuple[RelayConfig, dict[str, Any]]]:
+def batches() -> dict[str, tuple[Any, dict[str, Any]]]:
     """A configuration and a 10-record event for each measured case."""
-    outbound = RelayConfig(
+    from cross_account_runtime.relay import config as relay_config  # noqa: PLC0415
+    from cross_account_runtime.relay.addresses import stamp  # noqa: PLC0415
+
+    forms = hasattr(relay_config, "ROUTE_FORM")
+    outbound = relay_config.RelayConfig(
         "outbound",
         {
             SHADOW_ARN: {
@@ -141,45 +233,50 @@ def batches() -> dict[str, tuple[RelayConfig, dict[str, Any]]]:
         [LOCAL_ADDRESS],
     )
 
-    def inbound(receiver: str) -> RelayConfig:
-        route = {
+    def inbound(receiver: str, form: str = "wrapped") -> Any:
+        route: dict[str, object] = {
             "destination": "arn:aws:sqs:us-east-1:222222222222:Billing",
             "deadLetterQueue": "arn:aws:sqs:us-east-1:222222222222:Billing-ingress-dlq",
             "receiver": receiver,
             "form": "wrapped",
         }
+        if forms:
+            route["form"] = form
         if receiver == "arn":
-            return RelayConfig("inbound", {INGRESS_ARN: route})
+            return relay_config.RelayConfig("inbound", {INGRESS_ARN: route})
         # Billing reaches Sales through its shadow, and three more queues of other accounts.
         book = {
             "arn:aws:sqs:us-east-1:111111111111": ["Sales", "Shipping"],
             "arn:aws:sqs:us-east-1:222222222222": ["Billing"],
             "arn:aws:sqs:us-east-1:333333333333": ["error"],
         }
-        return RelayConfig(
+        return relay_config.RelayConfig(
             "inbound", {INGRESS_ARN: {**route, "addressBook": "1"}}, address_books={"1": book}
         )
 
     headers = message_headers()
     # What the outbound relay forwards: the ARN header lists the address headers it stamped.
     stamped = {**headers, **stamp(headers, {LOCAL_ADDRESS: SALES_ARN})[0]}
+    # A heartbeat's time to be received, counted down by every hop.
+    timed = {**headers, TIME_TO_BE_RECEIVED: "00:00:40"}
     numbers = range(BATCH_SIZE)
+
+    def event(source: str, message: tuple[str, dict[str, Any]]) -> dict[str, Any]:
+        return {"Records": [record(source, n, *message) for n in numbers]}
+
     return {
-        "outbound_wrapped": (
-            outbound,
-            {"Records": [record(SHADOW_ARN, n, *wrapped(headers)) for n in numbers]},
+        "outbound_wrapped": (outbound, event(SHADOW_ARN, wrapped(headers))),
+        "outbound_attribute": (outbound, event(SHADOW_ARN, unwrapped(headers))),
+        "outbound_wrapped_time_to_be_received": (outbound, event(SHADOW_ARN, wrapped(timed))),
+        "inbound_wrapped_arn_aware": (inbound("arn"), event(INGRESS_ARN, wrapped(stamped))),
+        "inbound_wrapped_released": (inbound("name"), event(INGRESS_ARN, wrapped(stamped))),
+        "inbound_attribute_to_wrapped": (
+            inbound("name", "wrapped"),
+            event(INGRESS_ARN, unwrapped(stamped)),
         ),
-        "outbound_attribute": (
-            outbound,
-            {"Records": [record(SHADOW_ARN, n, *unwrapped(headers)) for n in numbers]},
-        ),
-        "inbound_wrapped_arn_aware": (
-            inbound("arn"),
-            {"Records": [record(INGRESS_ARN, n, *wrapped(stamped)) for n in numbers]},
-        ),
-        "inbound_wrapped_released": (
-            inbound("name"),
-            {"Records": [record(INGRESS_ARN, n, *wrapped(stamped)) for n in numbers]},
+        "inbound_wrapped_to_attribute": (
+            inbound("name", "attribute"),
+            event(INGRESS_ARN, wrapped(stamped)),
         ),
         "native_passthrough": (
             outbound,
@@ -191,14 +288,13 @@ def batches() -> dict[str, tuple[RelayConfig, dict[str, Any]]]:
 class RecordingSend:
     """Stands in for ``SendMessageBatch``: accepts every entry and counts them."""
 
-    def __init__(self) -> None:
+    def __init__(self, result: Callable[[dict[str, str], dict[str, Any]], Any]) -> None:
+        self.result = result
         self.count = 0
 
-    def __call__(
-        self, _region: str, _queue_url: str, entries: Sequence[dict[str, Any]]
-    ) -> BatchResult:
+    def __call__(self, _region: str, _queue_url: str, entries: Sequence[dict[str, Any]]) -> Any:
         self.count += len(entries)
-        return BatchResult(
+        return self.result(
             {entry["Id"]: "1e4a3b2c-0000-4000-8000-000000000000" for entry in entries}, {}
         )
 
@@ -210,19 +306,30 @@ def microseconds_per_message(function: Callable[[], object]) -> float:
     return min(timer.repeat(repeat=TIMING_REPEATS, number=number)) / number / BATCH_SIZE * 1e6
 
 
-def relay_each(records: list[dict[str, Any]], config: RelayConfig) -> None:
-    """The pure core on each record, without sending or logging."""
-    for record in records:
-        relay_message(record, config)
-
-
 def processing_figures() -> tuple[dict[str, float], dict[str, float]]:
+    from cross_account_runtime.common.json_log import JsonLogger  # noqa: PLC0415
+    from cross_account_runtime.relay.batch import Relay  # noqa: PLC0415
+    from cross_account_runtime.relay.decision import relay_message  # noqa: PLC0415
+    from cross_account_runtime.relay.sending import BatchResult  # noqa: PLC0415
+
+    now = SENT_MILLISECONDS / 1000 + 5
+
+    def relay_each(records: list[dict[str, Any]], config: Any) -> None:
+        """The pure core on each record, without sending or logging."""
+        for item in records:
+            relay_message(item, config, now)
+
     handler: dict[str, float] = {}
     core: dict[str, float] = {}
     with open(os.devnull, "w", encoding="utf-8") as sink:
         for name, (config, event) in batches().items():
-            send = RecordingSend()
-            relay = Relay(config, send_batch=send, logger=JsonLogger("bench", stream=sink))
+            send = RecordingSend(BatchResult)
+            relay = Relay(
+                config,
+                send_batch=send,
+                logger=JsonLogger("bench", stream=sink),
+                clock=lambda: now,
+            )
             response = relay(event, None)
             assert response == {"batchItemFailures": []}, response
             assert send.count == BATCH_SIZE
@@ -236,13 +343,16 @@ def processing_figures() -> tuple[dict[str, float], dict[str, float]]:
     return handler, core
 
 
-def import_milliseconds(code: str, *, bytecode_cached: bool) -> dict[str, float]:
+# Cold import -------------------------------------------------------------------------------
+
+
+def import_milliseconds(support: Any, code: str, *, bytecode_cached: bool) -> dict[str, float]:
     """Cold import time of the relay (with boto3 and botocore as installed).
 
     Credentials are in the environment, as Lambda provides them: without them botocore's
     credential chain would try the instance metadata service over the network.
     """
-    return bench_support.import_milliseconds(
+    result: dict[str, float] = support.import_milliseconds(
         code,
         bytecode_cached=bytecode_cached,
         runs=IMPORT_RUNS,
@@ -254,9 +364,11 @@ def import_milliseconds(code: str, *, bytecode_cached: bool) -> dict[str, float]
             "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
         },
     )
+    return result
 
 
-def cold_import_figures() -> dict[str, dict[str, dict[str, float]]]:
+def cold_import_figures(support: Any) -> dict[str, dict[str, dict[str, float]]]:
+    """The cold imports of the package ``support.RUNTIME_PACKAGE`` points at."""
     module_only = (
         "import time; start = time.perf_counter(); "
         "import cross_account_runtime.relay.lambda_handler; "
@@ -270,27 +382,13 @@ def cold_import_figures() -> dict[str, dict[str, dict[str, float]]]:
     )
     return {
         label: {
-            "import_relay": import_milliseconds(module_only, bytecode_cached=cached),
+            "import_relay": import_milliseconds(support, module_only, bytecode_cached=cached),
             "import_relay_and_first_sqs_client": import_milliseconds(
-                with_client, bytecode_cached=cached
+                support, with_client, bytecode_cached=cached
             ),
         }
         for cached, label in ((True, "bytecode_cached"), (False, "compiled_from_source"))
     }
-
-
-def main() -> None:
-    handler, core = processing_figures()
-    figures = {
-        "batch_size": BATCH_SIZE,
-        "headers_per_message": 20,
-        "handler_us_per_message": handler,
-        "core_us_per_message": core,
-        "cold_import": cold_import_figures(),
-        "targets": TARGETS,
-        "machine": bench_support.machine(),
-    }
-    print(json.dumps(figures, indent=2))
 
 
 if __name__ == "__main__":

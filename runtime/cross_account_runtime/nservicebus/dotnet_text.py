@@ -2,7 +2,8 @@
 
 The transport is C#: its strings are UTF-16, ``char.IsLetterOrDigit`` decides which characters
 survive in a queue name, ``string.IsNullOrWhiteSpace`` which names and reply addresses count as
-missing, ``Convert.TryFromBase64String`` whether a body is decoded, ``Encoding.UTF8`` how text
+missing, ``long.TryParse`` which delays count, ``Convert.TryFromBase64String`` whether a body is
+decoded, ``Encoding.UTF8`` how text
 becomes bytes and back, and System.Text.Json's default encoder how every JSON text it writes is
 escaped. Python's nearest equivalents differ at the edges (``str.isalnum`` accepts ``²``,
 ``str.isspace`` accepts U+001C, ``len`` counts an emoji once, ``json.dumps`` writes ``+`` as is),
@@ -34,6 +35,8 @@ _BASE64_SKIPPED: Final = {ord(character): None for character in "\t\n\r "}
 _BASE64_ALPHABET: Final = frozenset(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 )
+_BASE64_FIRST: Final = _BASE64_ALPHABET | frozenset("\t\n\r ")
+"""What base64 text can start with: ``=`` only pads the end."""
 
 # System.Text.Json's default encoder (JavaScriptEncoder.Default) writes only Basic Latin
 # printable characters as they are, minus the HTML-sensitive ones; these have short escapes.
@@ -46,6 +49,11 @@ _SHORT_ESCAPES: Final = {
     "\r": "\\r",
 }
 _HTML_SENSITIVE: Final = frozenset("\"&'+<>`")
+
+# Number.IsWhite: what NumberStyles.AllowLeadingWhite and AllowTrailingWhite skip.
+_NUMBER_WHITE: Final = "\t\n\v\f\r "
+_INT64_MAX: Final = 2**63 - 1
+_INT64_DIGITS: Final = len(str(_INT64_MAX))
 
 _FIRST_SURROGATE: Final = 0xD800
 _LAST_SURROGATE: Final = 0xDFFF
@@ -98,6 +106,32 @@ def has_lone_surrogate(text: str) -> bool:
     return False
 
 
+def try_parse_int64(text: str | None) -> int | None:
+    """``long.TryParse(text, out value)``: the value, or ``None`` where it returns false.
+
+    ``NumberStyles.Integer`` with invariant signs, as dotnet/runtime's
+    ``Number.TryParseBinaryIntegerStyle`` reads it (``System/Number.Parsing.cs``): white space
+    (U+0009-U+000D and U+0020 only) before and after, one ``-`` or ``+`` right before the
+    digits, ASCII digits only, then any number of trailing NUL characters; a value outside
+    ``long``'s range is a failure. Python's ``int()`` also takes ``1_200``, other scripts'
+    digits, ``\x1c`` as white space, and any size.
+    """
+    if not text:
+        return None
+    body = text.lstrip(_NUMBER_WHITE).rstrip("\0").rstrip(_NUMBER_WHITE)
+    negative = body[:1] == "-"
+    digits = body[1:] if body[:1] in ("-", "+") else body
+    if not (digits.isascii() and digits.isdigit()):
+        return None
+    significant = digits.lstrip("0")
+    if len(significant) > _INT64_DIGITS:
+        return None
+    value = int(significant or "0")
+    if value > _INT64_MAX + negative:
+        return None
+    return -value if negative else value
+
+
 def try_from_base64(text: str) -> bytes | None:
     """``Convert.TryFromBase64String``: the decoded bytes, or ``None`` if ``text`` is not
     base64 by .NET's rules.
@@ -106,6 +140,9 @@ def try_from_base64(text: str) -> bytes | None:
     standard alphabet, a multiple of 4 long, with at most two ``=`` at the end. So ``"abcd"``
     decodes (to 3 bytes) and ``"Body Contents"`` does too (the space is skipped).
     """
+    if text and text[0] not in _BASE64_FIRST:
+        # Neither a skipped character nor a digit: a JSON or text body fails at once.
+        return None
     compact = text.translate(_BASE64_SKIPPED)
     if len(compact) % 4:
         return None

@@ -303,6 +303,11 @@ class HeadersUpdate:
     that changed.
 
     ``headers`` and ``form`` are as :func:`read_headers` and :func:`wire_form` give them.
+
+    The time to be received is read and written where the form carries it: a wrapped message's
+    ``NServiceBus.AmazonSQS.TimeToBeReceived`` header (or transport 6's top-level member), and
+    in the attribute form an entry of the headers JSON, which the transport drops on receive
+    (its own unwrapped dispatcher never writes one) but a relay may carry from hop to hop.
     """
 
     __slots__ = ("_layout", "_message", "_view", "form", "headers")
@@ -323,12 +328,74 @@ class HeadersUpdate:
         """The key of the body the transport stored in S3, if it did."""
         return self._view.s3_body_key
 
-    def write(self, changes: Mapping[str, str]) -> dict[str, object]:
+    @property
+    def view(self) -> TransportView:
+        """What the transport makes of the message (its headers with the message id derived
+        from the SQS id, null headers as ``None``; its body text and S3 key). Read only."""
+        return self._view
+
+    @property
+    def derived(self) -> tuple[str, ...]:
+        """The names of the headers the transport derives rather than reads (the message id,
+        from the SQS message id, when the headers have none)."""
+        return self._layout.derived
+
+    @property
+    def headers_from_attributes(self) -> tuple[str, ...]:
+        """The names of the headers an attribute supplies (attribute form only)."""
+        return self._layout.from_attributes
+
+    @property
+    def carries_time_to_be_received(self) -> bool:
+        """Whether the message carries a time to be received where its form holds one."""
+        return TIME_TO_BE_RECEIVED_HEADER in self._carrier()
+
+    @property
+    def time_to_be_received(self) -> str | None:
+        """The time to be received the message carries (``None`` if none, or null)."""
+        return self._carrier().get(TIME_TO_BE_RECEIVED_HEADER)
+
+    def carried_headers(self, dropped_attributes: Iterable[str] = ()) -> Headers:
+        """The headers as the message carries them, for writing it in another form: what the
+        transport reads, null ones included, without the message id it derives from the SQS
+        id (each receiver derives its own), with the time to be received where the attribute
+        form holds one, and without what the ``dropped_attributes`` supplied (the headers
+        JSON's own value comes back where an attribute overrode it)."""
+        layout = self._layout
+        headers = {n: v for n, v in self._view.headers.items() if n not in layout.derived}
+        own = layout.own
+        if self.form == "attribute" and TIME_TO_BE_RECEIVED_HEADER in own:
+            headers[TIME_TO_BE_RECEIVED_HEADER] = own[TIME_TO_BE_RECEIVED_HEADER]
+        for name in dropped_attributes:
+            if name in layout.from_attributes:
+                if name in own:
+                    headers[name] = own[name]
+                else:
+                    headers.pop(name, None)
+        return headers
+
+    def write(
+        self, changes: Mapping[str, str], time_to_be_received: str | None = None
+    ) -> dict[str, object]:
         """A copy of the message that the transport reads with ``changes`` made to its headers
-        (each header changed or added; none removed), as :func:`write_headers` writes them."""
+        (each header changed or added; none removed), as :func:`write_headers` writes them, and
+        with ``time_to_be_received``, if given, where the form carries it."""
         current = self.headers
         changed = {name: value for name, value in changes.items() if current.get(name) != value}
-        return _write(self._message, self._view, self._layout, changed, [])
+        if time_to_be_received is not None and self.time_to_be_received != time_to_be_received:
+            changed[TIME_TO_BE_RECEIVED_HEADER] = time_to_be_received
+        return _write(
+            self._message,
+            self._view,
+            self._layout,
+            changed,
+            [],
+            time_to_be_received=time_to_be_received is not None,
+        )
+
+    def _carrier(self) -> Headers:
+        """Where the form carries the time to be received."""
+        return self._layout.own if self.form == "attribute" else self._view.headers
 
 
 _NATIVE_ON_READ = "the message carries no NServiceBus headers: {reason}"
@@ -352,9 +419,13 @@ def _write(
     layout: _Layout,
     changed: Mapping[str, str],
     removed: list[str],
+    *,
+    time_to_be_received: bool = False,
 ) -> dict[str, object]:
     """The message with headers ``changed`` (each different from what it carries) and
-    ``removed``, once it was read (with spans) and found writable."""
+    ``removed``, once it was read (with spans) and found writable. With
+    ``time_to_be_received``, an attribute form message takes that header into its headers
+    JSON (see :class:`HeadersUpdate`)."""
     for name, value in changed.items():
         # An unchanged header equals text already read; only the others need checking.
         if type(name) is not str or type(value) is not str:
@@ -377,7 +448,9 @@ def _write(
         result[body_key] = _written_body(body, layout, changed, removed)
         return result
     for name in changed:
-        if name in TRANSPORT_HEADERS:
+        if name in TRANSPORT_HEADERS and not (
+            time_to_be_received and name == TIME_TO_BE_RECEIVED_HEADER
+        ):
             raise WireFormatError(
                 f"header {name!r} cannot be carried by an unwrapped message: NServiceBus "
                 "removes it from the headers on receive"
@@ -911,6 +984,11 @@ def _written_body(
     transport 6 member that sets it, else the ``Headers`` member; every other byte kept."""
     if _only_added(layout, changed, removed):
         return _with_entries(body, layout.headers_span[1], bool(layout.own), changed)
+    if not removed and not any(name in layout.from_members for name in changed):
+        start, end = layout.headers_span
+        edited = _edited_object(body[start:end], layout.own, changed)
+        if edited is not None:
+            return body[:start] + edited + body[end:]
     own = dict(layout.own)
     own_changed = bool(removed)
     replacements: list[tuple[Span, str]] = []
@@ -924,7 +1002,7 @@ def _written_body(
             own[name] = value
             own_changed = True
             continue
-        replacements.append((span, _json(value)))
+        replacements.append((span, compact_json(value)))
         if name == REPLY_TO_ADDRESS and is_null_or_white_space(value):
             # .NET ignores a blank ReplyToAddress.Queue, so the Headers member is read instead.
             own[name] = value
@@ -937,15 +1015,16 @@ def _written_body(
             f"{ENCLOSED_MESSAGE_TYPES_HEADER}, and NServiceBus would read the message as native"
         )
     if own_changed:
-        replacements.append((layout.headers_span, _json(own)))
+        replacements.append((layout.headers_span, compact_json(own)))
     replacements.sort(reverse=True)
     for (start, end), text in replacements:
         body = body[:start] + text + body[end:]
     return body
 
 
-def _json(value: object) -> str:
-    """``value`` as compact JSON with non-ASCII characters escaped."""
+def compact_json(value: object) -> str:
+    """``value`` as compact JSON with non-ASCII characters escaped, so that any text fits the
+    characters SQS accepts; what this module writes, read alike by System.Text.Json."""
     return "".join(_ENCODE(value, 0))
 
 
@@ -957,10 +1036,35 @@ def _only_added(layout: _Layout, changed: Mapping[str, str], removed: Iterable[s
     )
 
 
+def _edited_object(text: str, own: Headers, changed: Mapping[str, str]) -> str | None:
+    """The JSON object ``text``, whose headers are ``own``, with ``changed`` made in place:
+    each header it holds written as compact JSON writes it (as the transport's dispatcher
+    does), found exactly once, gets its new value; the others are added before the closing
+    brace. ``None`` when a pair is spelled otherwise (or twice), for a rewrite of the whole
+    object. An unescaped ``"name":`` can only be a member name: in a JSON string quotes are
+    escaped."""
+    added: dict[str, str] = {}
+    for name, value in changed.items():
+        if name not in own:
+            added[name] = value
+            continue
+        key = compact_json(name)
+        pair = f"{key}:{compact_json(own[name])}"
+        found = text.find(pair)
+        if found < 0 or text.find(pair, found + 1) >= 0:
+            return None
+        text = f"{text[:found]}{key}:{compact_json(value)}{text[found + len(pair) :]}"
+    if added:
+        text = _with_entries(text, len(text), bool(own), added)
+    return text
+
+
 def _with_entries(text: str, end: int, after_others: bool, added: Mapping[str, str]) -> str:
     """``text`` with ``added`` written into the JSON object that ends at ``end``, just before
     its closing brace: the object's own bytes stay as they are."""
-    entries = ",".join(f"{_json(name)}:{_json(value)}" for name, value in added.items())
+    entries = ",".join(
+        f"{compact_json(name)}:{compact_json(value)}" for name, value in added.items()
+    )
     return f"{text[: end - 1]}{',' if after_others else ''}{entries}{text[end - 1 :]}"
 
 
@@ -973,14 +1077,25 @@ def _written_attributes(
     """The attributes with the changes made where the transport reads each header: the
     attribute that supplies it, else the headers JSON."""
     result = dict(attributes)
-    if _only_added(layout, changed, removed):
-        text = _string_value(attributes[HEADERS_ATTRIBUTE], HEADERS_ATTRIBUTE) or ""
-        end = len(text.rstrip("".join(_WHITESPACE_CHARACTERS)))
-        result[HEADERS_ATTRIBUTE] = _with_text(
-            _as_mapping(attributes[HEADERS_ATTRIBUTE], HEADERS_ATTRIBUTE),
-            _with_entries(text, end, bool(layout.own), changed),
-        )
-        return result
+    text = _string_value(attributes[HEADERS_ATTRIBUTE], HEADERS_ATTRIBUTE) or ""
+    blank = "".join(_WHITESPACE_CHARACTERS)
+    start, end = len(text) - len(text.lstrip(blank)), len(text.rstrip(blank))
+    # The JSON may be null (no headers); only an object is edited in place.
+    if text[start:end].startswith("{") and not removed:
+        if _only_added(layout, changed, removed):
+            edited: str | None = _with_entries(
+                text[start:end], end - start, bool(layout.own), changed
+            )
+        elif not any(name in layout.from_attributes for name in changed):
+            edited = _edited_object(text[start:end], layout.own, changed)
+        else:
+            edited = None
+        if edited is not None:
+            result[HEADERS_ATTRIBUTE] = _with_text(
+                _as_mapping(attributes[HEADERS_ATTRIBUTE], HEADERS_ATTRIBUTE),
+                text[:start] + edited + text[end:],
+            )
+            return result
     own = dict(layout.own)
     for name in removed:
         if name in layout.from_attributes:
@@ -993,7 +1108,7 @@ def _written_attributes(
             own[name] = value
     if own != layout.own:
         result[HEADERS_ATTRIBUTE] = _with_text(
-            _as_mapping(attributes[HEADERS_ATTRIBUTE], HEADERS_ATTRIBUTE), _json(own)
+            _as_mapping(attributes[HEADERS_ATTRIBUTE], HEADERS_ATTRIBUTE), compact_json(own)
         )
     return result
 

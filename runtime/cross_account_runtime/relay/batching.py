@@ -35,17 +35,28 @@ MAX_BATCH_BYTES: Final = 1_048_576
 message: a message the core accepts always fits a call of its own."""
 
 
+TIME_LEFT_GROWTH: Final = 8
+"""The most a message's remaining time to be received can grow by when it is counted again
+just before its call (``00:00:40`` becomes ``00:00:39.9990000``): planned as part of its size,
+so that the call still fits."""
+
+
 class PendingSend:
     """One message to send: the index of its record in the batch, its queue and its
-    ``SendMessage`` parameters (``QueueUrl`` included)."""
+    ``SendMessage`` parameters (``QueueUrl`` included). ``timed``: its time to be received may be
+    counted again before the call (see :data:`TIME_LEFT_GROWTH`)."""
 
     __slots__ = ("index", "queue", "request", "size")
 
-    def __init__(self, index: int, queue: QueueArn, request: dict[str, Any]) -> None:
+    def __init__(
+        self, index: int, queue: QueueArn, request: dict[str, Any], *, timed: bool = False
+    ) -> None:
         self.index = index
         self.queue = queue
         self.request = request
-        self.size = message_size(request["MessageBody"], request.get("MessageAttributes", {}))
+        self.size = message_size(request["MessageBody"], request.get("MessageAttributes", {})) + (
+            TIME_LEFT_GROWTH if timed else 0
+        )
 
 
 class PlannedCall:

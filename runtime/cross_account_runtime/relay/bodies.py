@@ -1,4 +1,5 @@
-"""Bodies the transport put in S3, copied into the receiving account's bucket.
+"""Bodies in S3: those the transport put there, copied into the receiving account's bucket, and
+those the relay puts there itself when a message no longer fits inline.
 
 NServiceBus's SQS transport moves a body over SQS's limit to S3 under ``{KeyPrefix}/{MessageId}``
 in the *sender's* configured bucket and sends only the key (``S3BodyKey``: the wrapped body's
@@ -13,6 +14,21 @@ another account can neither feed nor receive a body. A missing source object wil
 on a retry (the transport uploads before it sends), so that message is dead-lettered at once
 with the reason; any other failure (throttling, a grant not yet deployed) is retried by SQS
 and, if it persists, ends in the queue's dead-letter queue by its redrive policy.
+
+**Bodies that no longer fit.** The transport keeps a body inline while the message is at most
+1 MiB *as it counts* (``SqsPreparedMessage.CalculateSize``: the body's UTF-16 length, the
+attributes' names, types and values, plus ``ReserveBytesInMessageSizeCalculation``). The ARN
+header the outbound relay stamps (about 100 bytes per address), or the inbound relay's form
+conversion (base64 grows a text body by a third) and address translation, can push such a
+message past SQS's 1,048,576 bytes. With a body bucket on the route the relay then does what
+the transport does with a large body (``MessageDispatcher.PrepareSqsMessageBasedOnBodySize``):
+it uploads the payload, the bytes the receiver would have decoded from the inline body, to the
+bucket the receiver reads (outbound: the receiving account's; inbound: its own account's),
+with ``ExpectedBucketOwner``, under a key derived from the source queue and the SQS message id
+(:func:`upload_key`), so a retried upload overwrites the same object; and it sends the message
+as the transport writes an S3 body (:func:`cross_account_runtime.relay.forms.write_message`).
+A failed upload is retried by SQS as a failed copy is. The bucket's lifecycle rule expires
+these objects as it expires the transport's own.
 """
 
 from __future__ import annotations
@@ -27,9 +43,11 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any, Final
 
+    from cross_account_runtime.nservicebus.transport_address import QueueArn
     from cross_account_runtime.nservicebus.wire_format import HeadersUpdate
 
 MISSING_OBJECT_CODES: Final = frozenset({"NoSuchKey", "404"})
+UPLOAD_KEY_PREFIX: Final = "relay"
 
 
 class BodyMissingError(Exception):
@@ -50,14 +68,36 @@ def body_key(record: Mapping[str, Any], update: HeadersUpdate | None) -> str | N
     return key if isinstance(key, str) and key else None
 
 
-class BodyCopier:
-    """``CopyObject`` from the relay's own body bucket into a receiving account's, with one S3
-    client per region kept for the container's life (``create`` makes one; tests pass theirs).
-    """
+def upload_key(source: QueueArn, message_id: str) -> str:
+    """The key the relay uploads a body under: the same for every receive of one message of
+    ``source``, so a retry overwrites its own object, and distinct from any key the transport
+    writes (``{KeyPrefix}/{MessageId}``) or another relay's."""
+    return f"{UPLOAD_KEY_PREFIX}/{source.account}/{source.name}/{message_id}"
+
+
+class BodyUpload:
+    """A payload to put into ``bucket`` of ``account`` in ``region`` under ``key`` before the
+    message that names it is sent."""
+
+    __slots__ = ("account", "bucket", "key", "payload", "region")
+
+    def __init__(self, bucket: str, key: str, account: str, region: str, payload: bytes) -> None:
+        self.bucket = bucket
+        self.key = key
+        self.account = account
+        self.region = region
+        self.payload = payload
+
+
+class BodyStore:
+    """The relay's S3 calls, with one client per region kept for the container's life
+    (``create`` makes one; tests pass theirs): ``CopyObject`` from the relay's own body bucket
+    (``source_bucket``, outbound) into a receiving account's, and ``PutObject`` of a payload
+    that no longer fits inline."""
 
     def __init__(
         self,
-        source_bucket: str,
+        source_bucket: str | None,
         source_account: str,
         create: Callable[[str], Any] | None = None,
     ) -> None:
@@ -66,12 +106,21 @@ class BodyCopier:
         self._create = create if create is not None else _create_s3_client
         self._clients: dict[str, Any] = {}
 
+    def put(self, upload: BodyUpload) -> None:
+        """Put ``upload``'s payload, in a bucket its account must own."""
+        self._client(upload.region).put_object(
+            Bucket=upload.bucket,
+            Key=upload.key,
+            Body=upload.payload,
+            ExpectedBucketOwner=upload.account,
+        )
+
     def copy(self, key: str, bucket: str, account: str, region: str) -> None:
         """Copy ``key`` into ``bucket`` of ``account`` (in ``region``); raises
         :class:`BodyMissingError` if the source object does not exist."""
-        client = self._clients.get(region)
-        if client is None:
-            client = self._clients[region] = self._create(region)
+        if self.source_bucket is None:
+            raise ValueError("source_bucket: only an outbound relay copies bodies")
+        client = self._client(region)
         try:
             client.copy_object(
                 Bucket=bucket,
@@ -89,6 +138,12 @@ class BodyCopier:
                     "without it"
                 ) from error
             raise
+
+    def _client(self, region: str) -> Any:
+        client = self._clients.get(region)
+        if client is None:
+            client = self._clients[region] = self._create(region)
+        return client
 
 
 def _create_s3_client(region: str) -> Any:

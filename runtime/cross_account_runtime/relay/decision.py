@@ -12,6 +12,20 @@ for its source queue's dead-letter queue. A message without NServiceBus headers 
 unchanged. The body, the message attributes, the X-Ray trace header and the message group are
 kept.
 
+On the way the core keeps the released transport's message semantics across the hop:
+
+* **time to be received** (:mod:`cross_account_runtime.relay.expiry`): a message whose time has
+  run out is not delivered (:attr:`DecisionKind.EXPIRED`: acknowledged, as the receiving
+  transport would discard it), and every send of a live one carries the time that remains;
+* **the receiver's form** (:mod:`cross_account_runtime.relay.forms`): an inbound route delivers
+  every NServiceBus message in the form its endpoint's dispatcher writes;
+* **size** (:mod:`cross_account_runtime.relay.bodies`): a message that no longer fits inline
+  once rewritten goes through S3 as the transport's own large bodies do, when the route has a
+  body bucket, and is refused (``oversize``) with the bytes the relay added otherwise;
+* **poison messages**: on a route to an error queue (``forwardUnreadable``) a message the relay
+  cannot read goes on unchanged, as the transport moves a message it cannot read to its error
+  queue (:attr:`DecisionKind.FORWARDED_UNREADABLE`).
+
 Refusals are deterministic (a malformed ARN header, headers that cannot be read or stamped, a
 message too large once rewritten), so retrying them would only delay the verdict: the refused
 message goes, unchanged, straight to its dead-letter queue, with a ``Relay.Rejection`` attribute
@@ -51,9 +65,10 @@ from cross_account_runtime.nservicebus.wire_format import (
     wire_form,
 )
 from cross_account_runtime.relay.addresses import stamp, translate
-from cross_account_runtime.relay.bodies import body_key
+from cross_account_runtime.relay.bodies import BodyUpload, body_key, upload_key
 from cross_account_runtime.relay.config import (
     ENV_ROUTES,
+    ROUTE_BODY_BUCKET,
     ReceiverAddressing,
     RelayConfig,
     RelayDirection,
@@ -64,6 +79,8 @@ from cross_account_runtime.relay.delays import (
     QUEUE_DELAY_SECONDS,
     remaining_delay,
 )
+from cross_account_runtime.relay.expiry import time_left
+from cross_account_runtime.relay.forms import conversion_problem, convert, moved_to_s3
 
 # A local flag rather than ``typing.TYPE_CHECKING``: importing ``typing`` costs more than most
 # of this module; mypy and ruff treat the name the same way.
@@ -73,6 +90,8 @@ if TYPE_CHECKING:
     from typing import Any, Final
 
     from cross_account_runtime.nservicebus.transport_address import QueueArn
+    from cross_account_runtime.nservicebus.wire_format import HeadersUpdate
+    from cross_account_runtime.relay.forms import SendAttributes
 
 # SQS's limit for one message: body plus attributes (names, data types and values).
 MAX_MESSAGE_BYTES: Final = 1_048_576
@@ -92,6 +111,12 @@ class DecisionKind(enum.StrEnum):
     FORWARDED = "forwarded"
     REDELAYED = "redelayed"
     """A delay queue's message not due yet, back to the delay queue it came from."""
+    FORWARDED_UNREADABLE = "forwarded_unreadable"
+    """Unreadable, on a route to an error queue: forwarded unchanged, as the transport moves
+    a message it cannot read to its error queue."""
+    EXPIRED = "expired"
+    """Its time to be received ran out: not delivered, acknowledged (the receiving transport
+    would discard it)."""
     UNKNOWN_ROUTE = "unknown_route"
     """The source queue has no route: no destination and no known dead-letter queue."""
     MALFORMED_RECORD = "malformed_record"
@@ -102,6 +127,18 @@ class DecisionKind(enum.StrEnum):
     """Over SQS's size limit once stamped or substituted."""
     BODY_MISSING = "body_missing"
     """The body the transport stored in S3 is not in the sender's bucket to be copied."""
+    DESTINATION_MISSING = "destination_missing"
+    """On its last receive, the destination queue did not exist (SQS's
+    ``QueueDoesNotExist``)."""
+    KEY_REFUSED = "key_refused"
+    """On its last receive, the destination queue's KMS key refused the send."""
+    SEND_FAILED = "send_failed"
+    """On its last receive, the send failed otherwise."""
+
+
+FORWARDED_KINDS: Final = frozenset(
+    {DecisionKind.FORWARDED, DecisionKind.REDELAYED, DecisionKind.FORWARDED_UNREADABLE}
+)
 
 
 class Decision:
@@ -114,17 +151,24 @@ class Decision:
     stamped or translated, ``unreachable_headers`` the address headers a released receiver
     cannot resolve back (no shadow leads to their queue from its account), ``wire_form`` where
     the NServiceBus headers were. ``body_key`` is the S3 key of a body to copy into the
-    route's ``body_bucket`` before ``request`` is sent.
+    route's ``body_bucket`` before ``request`` is sent, ``upload`` a body to put into S3
+    first. ``warnings`` are ``(outcome, reason)`` pairs to log once the message is sent: what
+    the receiver will make of it that the relay could not change. ``decided_at`` is the time
+    (epoch seconds) the request's time to be received was counted at, ``None`` when it carries
+    none.
     """
 
     __slots__ = (
         "body_key",
+        "decided_at",
         "kind",
         "queue",
         "reason",
         "request",
         "rewritten_headers",
         "unreachable_headers",
+        "upload",
+        "warnings",
         "wire_form",
     )
 
@@ -139,8 +183,14 @@ class Decision:
         unreachable_headers: tuple[str, ...] = (),
         wire_form: str | None = None,
         body_key: str | None = None,
+        upload: BodyUpload | None = None,
+        warnings: tuple[tuple[str, str], ...] = (),
+        decided_at: float | None = None,
     ) -> None:
         self.body_key = body_key
+        self.decided_at = decided_at
+        self.upload = upload
+        self.warnings = warnings
         self.kind = kind
         self.queue = queue
         self.request = request
@@ -153,7 +203,7 @@ class Decision:
     def forwarded(self) -> bool:
         """Whether the record goes on (to its destination, or back to its delay queue until
         due) rather than being refused."""
-        return self.kind in (DecisionKind.FORWARDED, DecisionKind.REDELAYED)
+        return self.kind in FORWARDED_KINDS
 
     def __repr__(self) -> str:
         return (
@@ -178,7 +228,8 @@ def relay_message(
     Returns a :class:`Decision` whose ``request`` is ready for ``SendMessage``: the rewritten
     message for its destination, a delay queue's message back to it until due, or for a
     refused record the original message for its source queue's dead-letter queue. ``now``
-    (epoch seconds) is needed for the records of a delay queue's shadow only.
+    (epoch seconds) is needed for the records of a delay queue's shadow and for messages that
+    carry a time to be received.
     """
     source = record.get("eventSourceARN")
     route = config.routes.get(source) if isinstance(source, str) else None
@@ -193,52 +244,76 @@ def relay_message(
             "event sources",
         )
     found_form: str | None = None
+    update: HeadersUpdate | None = None
+    remaining_time: str | None = None
     try:
         _check_record(record, route)
-        update = _nservicebus_headers(record)
-        remaining = 0
-        if route.delayed:
-            if now is None:
-                raise ValueError("now: a delay queue's record is due against the current time")
-            remaining = remaining_delay(record, now)
-            if remaining > QUEUE_DELAY_SECONDS:
-                return Decision(
-                    DecisionKind.REDELAYED, route.source, _redelay_request(record, route, remaining)
-                )
-        message: Mapping[str, Any] = record
-        rewritten: tuple[str, ...] = ()
-        unreachable: tuple[str, ...] = ()
+        try:
+            update = _nservicebus_headers(record)
+        except _RefusedError as refusal:
+            if route.forward_unreadable:
+                return _forwarded_unreadable(record, route, refusal)
+            raise
+        warnings: list[tuple[str, str]] = []
         if update is not None:
             found_form = update.form
-            changes, rewritten, unreachable = _rewrite(update.headers, route, config)
-            if changes:
-                message = update.write(changes)
-        attributes = _send_attributes(message.get("messageAttributes"))
+            if update.carries_time_to_be_received:
+                left = time_left(update.time_to_be_received, _sent_milliseconds(record), _now(now))
+                if left is not None and left.expired:
+                    return _expired(update, left.overdue)
+                if left is not None:
+                    remaining_time = left.remaining
+                    if left.problem:
+                        warnings.append((_TTBR_UNREADABLE, f"forwarded unchanged: {left.problem}"))
+        if route.delayed:
+            remaining = remaining_delay(record, _now(now))
+            if remaining > QUEUE_DELAY_SECONDS:
+                body, attributes = _with_time_left(record, update, remaining_time)
+                return Decision(
+                    DecisionKind.REDELAYED,
+                    route.source,
+                    _redelay_request(record, route, body, attributes, remaining),
+                    wire_form=found_form,
+                    decided_at=None if remaining_time is None else now,
+                )
+        else:
+            remaining = 0
+        rewritten: tuple[str, ...] = ()
+        unreachable: tuple[str, ...] = ()
+        upload: BodyUpload | None = None
+        if update is None:
+            body, attributes = record["body"], _send_attributes(record.get("messageAttributes"))
+        else:
+            try:
+                changes, rewritten, unreachable = _rewrite(update.headers, route, config)
+            except _RefusedError as refusal:
+                if route.forward_unreadable:
+                    return _forwarded_unreadable(record, route, refusal)
+                raise
+            form = _delivered_form(update, route, warnings)
+            body, attributes, upload = _message(
+                record,
+                route,
+                update,
+                form,
+                inbound=config.direction is RelayDirection.INBOUND,
+                changes=changes,
+                remaining_time=remaining_time,
+            )
         if route.delayed:
             attributes.pop(DELAY_SECONDS_ATTRIBUTE, None)
         request = _request(
-            record,
-            route,
-            route.destination_url,
-            message["body"],
-            attributes,
-            fifo=route.destination_fifo,
+            record, route, route.destination_url, body, attributes, fifo=route.destination_fifo
         )
         if remaining > 0:
             request["DelaySeconds"] = remaining
-        size = message_size(message["body"], attributes)
-        if size > MAX_MESSAGE_BYTES:
-            raise _RefusedError(
-                DecisionKind.OVERSIZE,
-                f"the message would be {size} bytes (body and attributes) once rewritten, over "
-                f"SQS's limit of {MAX_MESSAGE_BYTES}; it cannot be forwarded. Send large "
-                "payloads through S3 (NServiceBus's S3BodyKey)",
-            )
     except _RefusedError as refusal:
         return Decision(
             refusal.kind,
             route.dead_letter_queue,
-            _dead_letter_request(record, route, config, refusal),
+            _dead_letter_request(
+                record, route, config, refusal, update=update, remaining_time=remaining_time
+            ),
             reason=refusal.reason,
             wire_form=found_form,
         )
@@ -249,21 +324,208 @@ def relay_message(
         rewritten_headers=rewritten,
         unreachable_headers=unreachable,
         wire_form=found_form,
-        body_key=body_key(record, update) if route.body_bucket is not None else None,
+        body_key=body_key(record, update)
+        if route.body_bucket is not None and config.direction is RelayDirection.OUTBOUND
+        else None,
+        upload=upload,
+        warnings=tuple(warnings),
+        decided_at=None if remaining_time is None else now,
     )
 
 
-def refuse(record: Mapping[str, Any], config: RelayConfig, reason: str) -> Decision:
-    """The dead-letter decision for a record whose body cannot be copied (found only when the
-    copy is tried, after :func:`relay_message` decided to forward it)."""
+_TTBR_UNREADABLE: Final = "time_to_be_received_unreadable"
+_FORM_KEPT: Final = "form_kept"
+
+
+def refuse(
+    record: Mapping[str, Any],
+    config: RelayConfig,
+    kind: DecisionKind,
+    reason: str,
+    now: float,
+) -> Decision:
+    """The dead-letter decision for a record refused only when its sending was tried, after
+    :func:`relay_message` decided to forward it: a body that cannot be copied, or a send that
+    failed on the record's last receive. The copy carries the time to be received that
+    remains, as a forward would."""
     route = config.routes[record["eventSourceARN"]]
-    refusal = _RefusedError(DecisionKind.BODY_MISSING, reason)
+    refusal = _RefusedError(kind, reason)
+    update: HeadersUpdate | None = None
+    remaining_time: str | None = None
+    try:
+        update = _nservicebus_headers(record)
+    except _RefusedError:
+        update = None
+    if update is not None and update.carries_time_to_be_received:
+        try:
+            left = time_left(update.time_to_be_received, _sent_milliseconds(record), now)
+        except _RefusedError:
+            left = None
+        remaining_time = left.remaining if left is not None else None
     return Decision(
         refusal.kind,
         route.dead_letter_queue,
-        _dead_letter_request(record, route, config, refusal),
+        _dead_letter_request(
+            record, route, config, refusal, update=update, remaining_time=remaining_time
+        ),
         reason=reason,
+        wire_form=None if update is None else update.form,
     )
+
+
+def _expired(update: HeadersUpdate, overdue: float | None) -> Decision:
+    return Decision(
+        DecisionKind.EXPIRED,
+        None,
+        None,
+        reason=f"its time to be received ({update.time_to_be_received}) ran out {overdue:.3f} s "
+        "ago; the receiving transport would discard it, so it is not delivered",
+        wire_form=update.form,
+    )
+
+
+def _now(now: float | None) -> float:
+    if now is None:
+        raise ValueError(
+            "now: a delay queue's record, or a message with a time to be received, is decided "
+            "against the current time"
+        )
+    return now
+
+
+def _sent_milliseconds(record: Mapping[str, Any]) -> int:
+    """The record's ``SentTimestamp``, as ``long.Parse`` reads it in the transport."""
+    try:
+        return int(record["attributes"]["SentTimestamp"])
+    except (KeyError, ValueError):
+        raise _RefusedError(
+            DecisionKind.MALFORMED_RECORD,
+            "the record has no SentTimestamp to count its time to be received from",
+        ) from None
+
+
+def _forwarded_unreadable(
+    record: Mapping[str, Any], route: SourceQueueRoute, refusal: _RefusedError
+) -> Decision:
+    """A message the relay cannot read, on a route to an error queue: the record as received
+    (but a ``Relay.Rejection`` of an earlier refusal) to the destination."""
+    request = _request(
+        record,
+        route,
+        route.destination_url,
+        record["body"],
+        _send_attributes(record.get("messageAttributes")),
+        fifo=route.destination_fifo,
+    )
+    return Decision(
+        DecisionKind.FORWARDED_UNREADABLE,
+        route.destination,
+        request,
+        reason=f"{refusal.kind}: {refusal.reason}; forwarded unchanged to the error queue, as "
+        "the transport moves a message it cannot read",
+    )
+
+
+def _delivered_form(
+    update: HeadersUpdate, route: SourceQueueRoute, warnings: list[tuple[str, str]]
+) -> str:
+    """The form to deliver in: the route's (inbound), unless the message would not read the
+    same in it; else its own."""
+    if route.form is None or route.form == update.form:
+        return update.form
+    problem = conversion_problem(update, route.form)
+    if problem:
+        warnings.append(
+            (
+                _FORM_KEPT,
+                f"delivered in the {update.form} form, not the receiver's {route.form} form: "
+                f"{problem}",
+            )
+        )
+        return update.form
+    return route.form
+
+
+def _message(
+    record: Mapping[str, Any],
+    route: SourceQueueRoute,
+    update: HeadersUpdate,
+    form: str,
+    *,
+    inbound: bool,
+    changes: dict[str, str],
+    remaining_time: str | None,
+) -> tuple[str, SendAttributes, BodyUpload | None]:
+    """The body and attributes to forward, in ``form`` with the header ``changes`` and the time
+    left, and the upload to make first when the body had to move to S3."""
+    original = _send_attributes(record.get("messageAttributes"))
+    if form != update.form:
+        body, attributes = convert(
+            update, form, original, changes=changes, time_to_be_received=remaining_time
+        )
+    elif changes or remaining_time is not None:
+        message: Mapping[str, Any] = update.write(changes, remaining_time)
+        body = message["body"]
+        # A wrapped message changes in its body only.
+        attributes = (
+            original
+            if update.form == "wrapped"
+            else _send_attributes(message.get("messageAttributes"))
+        )
+    else:
+        body, attributes = record["body"], original
+    size = message_size(body, attributes)
+    if size <= MAX_MESSAGE_BYTES:
+        return body, attributes, None
+    added = size - message_size(record["body"], original)
+    if route.body_bucket is None or update.s3_body_key:
+        raise _RefusedError(DecisionKind.OVERSIZE, _oversize_reason(size, added, inbound=inbound))
+    key = upload_key(route.source, record["messageId"])
+    # The bucket the receiver reads: outbound the receiving account's, inbound the relay's own.
+    home = route.source if inbound else route.destination
+    upload = BodyUpload(route.body_bucket, key, home.account, home.region, update.view.body_bytes())
+    body, attributes = moved_to_s3(
+        update,
+        form,
+        original,
+        changes=changes,
+        time_to_be_received=remaining_time,
+        s3_body_key=key,
+    )
+    size = message_size(body, attributes)
+    if size > MAX_MESSAGE_BYTES:
+        raise _RefusedError(
+            DecisionKind.OVERSIZE,
+            f"the message would be {size} bytes even with its body in S3 (its headers and "
+            f"attributes alone pass SQS's limit of {MAX_MESSAGE_BYTES})",
+        )
+    return body, attributes, upload
+
+
+def _oversize_reason(size: int, added: int, *, inbound: bool) -> str:
+    return (
+        f"the message would be {size} bytes (body and attributes) once rewritten, over SQS's "
+        f"limit of {MAX_MESSAGE_BYTES}: the relay added {added} bytes "
+        + (
+            "(the receiver's wire form, the translated addresses) to a message the sender "
+            "kept inline. "
+            if inbound
+            else "(the ARN header) to a message the sender kept inline. "
+        )
+        + f"Give the route a {ROUTE_BODY_BUCKET} (largeMessages in the topology) so the relay "
+        "moves the body to S3 as the transport does, or make the sending endpoints reserve the "
+        f"room: ReserveBytesInMessageSizeCalculation of at least {added}"
+    )
+
+
+def _with_time_left(
+    record: Mapping[str, Any], update: HeadersUpdate | None, remaining_time: str | None
+) -> tuple[str, SendAttributes]:
+    """The record's body and attributes, with the time to be received that remains."""
+    if update is None or remaining_time is None:
+        return record["body"], _send_attributes(record.get("messageAttributes"))
+    message: Mapping[str, Any] = update.write({}, remaining_time)
+    return message["body"], _send_attributes(message.get("messageAttributes"))
 
 
 def _check_record(record: Mapping[str, Any], route: SourceQueueRoute) -> None:
@@ -422,16 +684,20 @@ def _request(
 
 
 def _redelay_request(
-    record: Mapping[str, Any], route: SourceQueueRoute, remaining: int
+    record: Mapping[str, Any],
+    route: SourceQueueRoute,
+    body: str,
+    attributes: SendAttributes,
+    remaining: int,
 ) -> dict[str, Any]:
-    """The record back to its delay queue with ``remaining`` seconds in its attribute, grouped
-    and deduplicated by its own deduplication id, as the transport's pump re-sends it."""
-    attributes = _send_attributes(record.get("messageAttributes"))
+    """The record (``body`` and ``attributes``) back to its delay queue with ``remaining``
+    seconds in its attribute, grouped and deduplicated by its own deduplication id, as the
+    transport's pump re-sends it."""
     attributes[DELAY_SECONDS_ATTRIBUTE] = {"DataType": "String", "StringValue": str(remaining)}
     deduplication = record["attributes"].get("MessageDeduplicationId") or record["messageId"]
     request: dict[str, Any] = {
         "QueueUrl": route.source_url,
-        "MessageBody": record["body"],
+        "MessageBody": body,
         "MessageAttributes": attributes,
         "MessageGroupId": deduplication,
         "MessageDeduplicationId": deduplication,
@@ -474,9 +740,14 @@ def _dead_letter_request(
     route: SourceQueueRoute,
     config: RelayConfig,
     refusal: _RefusedError,
+    *,
+    update: HeadersUpdate | None = None,
+    remaining_time: str | None = None,
 ) -> dict[str, Any] | None:
-    """The original message for the dead-letter queue, with a ``Relay.Rejection`` attribute
-    when it fits; ``None`` when the record is too broken to be sent anywhere."""
+    """The original message for the dead-letter queue, with the time to be received that
+    remains (``remaining_time``, written through ``update``) when it still fits, and a
+    ``Relay.Rejection`` attribute when that fits too; ``None`` when the record is too broken
+    to be sent anywhere."""
     body = record.get("body")
     if not isinstance(body, str) or not isinstance(record.get("attributes"), dict):
         return None
@@ -486,6 +757,10 @@ def _dead_letter_request(
         return None
     if route.fifo and not record["attributes"].get("MessageGroupId"):
         return None
+    if update is not None and remaining_time is not None:
+        timed_body, timed_attributes = _with_time_left(record, update, remaining_time)
+        if message_size(timed_body, timed_attributes) <= MAX_MESSAGE_BYTES:
+            body, attributes = timed_body, timed_attributes
     rejection = json.dumps(
         {
             "kind": refusal.kind,

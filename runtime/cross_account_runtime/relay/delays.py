@@ -7,7 +7,9 @@ destination lives in another account, that queue is the bridge's shadow, and the
 does what the destination's ``DelayedMessagesPump`` would do with its own delay queue
 (NServiceBus.AmazonSQS ``Receiving/DelayedMessagesPump.cs``):
 
-* ``remaining = DelaySeconds - (received - sent)``, where ``sent`` is the message's
+* ``remaining = DelaySeconds - (received - sent)``, where ``DelaySeconds`` is the attribute read
+  with ``long.TryParse`` (text it refuses, such as ``1_200``, ``" 12 3"``, full-width digits
+  or a value past a long, counts as no delay, as in the pump), ``sent`` is the message's
   ``SentTimestamp`` and ``received`` its ``ApproximateFirstReceiveTimestamp``, or now when it
   was received before (the first receive may be long past), in whole seconds toward zero;
 * while ``remaining`` is over 900 s, the message goes back to the same delay queue with the
@@ -23,6 +25,8 @@ the standard ingress queue.
 
 from __future__ import annotations
 
+from cross_account_runtime.nservicebus.dotnet_text import try_parse_int64
+
 # A local flag rather than ``typing.TYPE_CHECKING``: importing ``typing`` costs more than this
 # whole module; mypy and ruff treat the name the same way.
 TYPE_CHECKING = False
@@ -37,13 +41,12 @@ QUEUE_DELAY_SECONDS: Final = 900
 
 def remaining_delay(record: Mapping[str, Any], now: float) -> int:
     """The seconds of delay a record of a delay queue still has, as the pump computes them
-    (a missing or unreadable ``DelaySeconds`` attribute counts as no delay)."""
+    (a missing ``DelaySeconds`` attribute, or one ``long.TryParse`` refuses, counts as no
+    delay)."""
     system = record["attributes"]
     attribute = (record.get("messageAttributes") or {}).get(DELAY_SECONDS_ATTRIBUTE) or {}
-    try:
-        delay = int(attribute.get("stringValue", ""))
-    except ValueError:
-        delay = 0
+    text = attribute.get("stringValue")
+    delay = (try_parse_int64(text) if isinstance(text, str) else None) or 0
     sent = int(system["SentTimestamp"]) / 1000
     received = (
         now

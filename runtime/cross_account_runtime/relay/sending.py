@@ -18,20 +18,69 @@ from cross_account_runtime.common.aws_clients import create_client
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
-    from typing import Any
+    from typing import Any, Final
 
     SendBatch = Callable[[str, str, Sequence[dict[str, Any]]], "BatchResult"]
     """``(region, queue URL, entries) -> BatchResult``: one ``SendMessageBatch`` call; raises
     when the call as a whole failed (none of its entries was sent)."""
 
 
+DESTINATION_MISSING_CODES: Final = frozenset(
+    {"AWS.SimpleQueueService.NonExistentQueue", "QueueDoesNotExist"}
+)
+"""What SQS answers for a queue that does not exist: the query protocol's code, which botocore
+reports for SQS (``awsQueryCompatible``), and the JSON protocol's."""
+KEY_REFUSED_PREFIXES: Final = ("KMS.", "Kms")
+"""SQS's codes for a KMS key that refuses (disabled, pending deletion, access denied, not
+found, throttled...): ``KMS.DisabledException`` and the like in the query protocol,
+``KmsDisabled`` and the like in the JSON protocol."""
+
+
+class SendFailure:
+    """Why SQS did not take a message: its error ``code`` (``None`` for a failure without one,
+    a timeout), the ``message`` and whether it was the sender's fault.
+
+    ``kind`` sorts it for the logs and for a dead-lettered message's reason:
+    ``destination_missing`` (the queue is gone), ``key_refused`` (the queue's KMS key refuses)
+    or ``send_failed`` (anything else: throttling, a timeout, a server error).
+    """
+
+    __slots__ = ("code", "message", "sender_fault")
+
+    def __init__(self, code: str | None, message: str, *, sender_fault: bool = False) -> None:
+        self.code = code
+        self.message = message
+        self.sender_fault = sender_fault
+
+    @classmethod
+    def of(cls, error: Exception) -> SendFailure:
+        """The failure of a call that raised ``error`` (botocore's ``ClientError`` carries
+        SQS's code; a network error has none)."""
+        response = getattr(error, "response", None)
+        code = response.get("Error", {}).get("Code") if isinstance(response, dict) else None
+        return cls(code if isinstance(code, str) else None, f"{type(error).__name__}: {error}")
+
+    @property
+    def kind(self) -> str:
+        if self.code in DESTINATION_MISSING_CODES:
+            return "destination_missing"
+        if self.code is not None and self.code.startswith(KEY_REFUSED_PREFIXES):
+            return "key_refused"
+        return "send_failed"
+
+    def __str__(self) -> str:
+        fault = " (sender fault)" if self.sender_fault else ""
+        prefix = "" if self.code is None or self.code in self.message else f"{self.code}: "
+        return f"{prefix}{self.message}{fault}"
+
+
 class BatchResult:
     """What SQS answered a ``SendMessageBatch``: ``sent`` maps each accepted entry's ``Id`` to
-    its new message id, ``failed`` each refused entry's ``Id`` to SQS's code and message."""
+    its new message id, ``failed`` each refused entry's ``Id`` to why."""
 
     __slots__ = ("failed", "sent")
 
-    def __init__(self, sent: dict[str, str], failed: dict[str, str]) -> None:
+    def __init__(self, sent: dict[str, str], failed: dict[str, SendFailure]) -> None:
         self.sent = sent
         self.failed = failed
 
@@ -62,8 +111,11 @@ class SqsClients:
         return BatchResult(
             {entry["Id"]: entry["MessageId"] for entry in response.get("Successful", ())},
             {
-                entry["Id"]: f"{entry.get('Code')}: {entry.get('Message', '')}"
-                + (" (sender fault)" if entry.get("SenderFault") else "")
+                entry["Id"]: SendFailure(
+                    entry.get("Code"),
+                    entry.get("Message", ""),
+                    sender_fault=bool(entry.get("SenderFault")),
+                )
                 for entry in response.get("Failed", ())
             },
         )

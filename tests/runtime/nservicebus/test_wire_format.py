@@ -674,3 +674,57 @@ def test_an_update_of_a_native_message_is_refused_as_reading_it_is() -> None:
     native = {"MessageId": "sqs-3", "Body": "plain text"}
     with pytest.raises(WireFormatError, match="the message carries no NServiceBus headers: "):
         HeadersUpdate(native)
+
+
+def test_a_changed_header_written_compactly_is_changed_in_place_keeping_every_other_byte() -> None:
+    """What the dispatcher writes (compact JSON) is edited where it stands; other spellings
+    (spaces, other escapes) are rewritten whole and still read back the same."""
+    body = '{"Body":"e30=","S3BodyKey":null,"Headers":{"NServiceBus.MessageId":"m-1","A":"x+"}}'
+    written = write_headers({"Body": body}, {"NServiceBus.MessageId": "m-1", "A": "y", "B": "b"})
+    assert written["Body"] == body.replace('"A":"x+"}', '"A":"y","B":"b"}')
+    spaced = '{"Body": "e30=", "Headers": {"NServiceBus.MessageId": "m-1", "A": "x"}}'
+    rewritten = write_headers({"Body": spaced}, {"NServiceBus.MessageId": "m-1", "A": "y"})
+    assert read_headers(rewritten) == {"NServiceBus.MessageId": "m-1", "A": "y"}
+
+
+def test_a_value_that_only_looks_like_a_header_pair_is_not_edited() -> None:
+    """The pair's quotes are escaped inside a string, so only the member itself matches."""
+    inner = json.dumps('"A":"x"')
+    body = f'{{"Body":"e30=","Headers":{{"NServiceBus.MessageId":"m-1","C":{inner},"A":"x"}}}}'
+    written = write_headers(
+        {"Body": body}, {"NServiceBus.MessageId": "m-1", "C": '"A":"x"', "A": "z"}
+    )
+    assert read_headers(written)["C"] == '"A":"x"'
+    assert read_headers(written)["A"] == "z"
+
+
+@pytest.mark.parametrize("text", ["null", " null ", "{}", ' {"NServiceBus.MessageId":"1"} '])
+def test_headers_are_added_to_a_headers_attribute_however_empty(text: str) -> None:
+    message = {
+        "body": "x",
+        "messageId": "sqs-1",
+        "messageAttributes": {HEADERS_ATTRIBUTE: {"stringValue": text, "dataType": "String"}},
+    }
+    written = HeadersUpdate(message).write({"A": "b"})
+    assert read_headers(written)["A"] == "b"
+
+
+@pytest.mark.parametrize("form", ["wrapped", "attribute"])
+def test_the_time_to_be_received_is_read_and_written_where_the_form_carries_it(form: str) -> None:
+    headers = {"NServiceBus.MessageId": "m-1", "NServiceBus.AmazonSQS.TimeToBeReceived": "00:01:00"}
+    if form == "wrapped":
+        message: dict[str, object] = {"Body": json.dumps({"Body": "e30=", "Headers": headers})}
+    else:
+        message = {
+            "Body": "{}",
+            "MessageAttributes": {
+                HEADERS_ATTRIBUTE: {"StringValue": json.dumps(headers), "DataType": "String"}
+            },
+        }
+    update = HeadersUpdate(message)
+    assert (update.carries_time_to_be_received, update.time_to_be_received) == (True, "00:01:00")
+    written = HeadersUpdate(update.write({}, "00:00:30"))
+    assert written.time_to_be_received == "00:00:30"
+    assert written.carried_headers()["NServiceBus.AmazonSQS.TimeToBeReceived"] == "00:00:30"
+    # The attribute form's receiver drops it from the headers; the wrapped one checks it first.
+    assert ("NServiceBus.AmazonSQS.TimeToBeReceived" in written.headers) is (form == "wrapped")

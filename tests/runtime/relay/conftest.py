@@ -28,7 +28,7 @@ from cross_account_runtime.nservicebus.wire_format import HEADERS_ATTRIBUTE
 from cross_account_runtime.relay import lambda_handler
 from cross_account_runtime.relay.batch import Relay
 from cross_account_runtime.relay.config import RelayConfig
-from cross_account_runtime.relay.sending import BatchResult
+from cross_account_runtime.relay.sending import BatchResult, SendFailure
 from local_aws.accounts import MOTO_ACCOUNT_HEADER, route_sqs_by_queue_url
 
 REGION = "us-east-1"
@@ -169,6 +169,29 @@ def sqs_record(
     }
 
 
+def record_as_received(request: dict[str, Any], source: str, **options: Any) -> dict[str, Any]:
+    """The Lambda record for a message sent with ``request`` and received from ``source``."""
+    attributes = {
+        name: lambda_attribute(
+            attribute["DataType"], attribute.get("StringValue", attribute.get("BinaryValue"))
+        )
+        for name, attribute in request.get("MessageAttributes", {}).items()
+    }
+    return sqs_record(
+        request["MessageBody"], source=source, message_attributes=attributes, **options
+    )
+
+
+def as_boto3_message(request: dict[str, Any], message_id: str) -> dict[str, Any]:
+    """A message sent with ``request`` as boto3's ``ReceiveMessage`` returns it, with SQS id
+    ``message_id``: what the transport model reads."""
+    return {
+        "MessageId": message_id,
+        "Body": request["MessageBody"],
+        "MessageAttributes": dict(request.get("MessageAttributes", {})),
+    }
+
+
 def sqs_event(*records: dict[str, Any]) -> dict[str, Any]:
     """A Lambda SQS event holding ``records``."""
     return {"Records": list(records)}
@@ -237,15 +260,18 @@ class RecordingSend:
     calls: list[tuple[str, int]] = field(default_factory=list)
     """``(queue URL, entries)`` of each call, in order."""
     failures: dict[str, list[Exception]] = field(default_factory=dict)
-    refused: dict[str, str] = field(default_factory=dict)
+    refused: dict[str, tuple[str, str | None]] = field(default_factory=dict)
 
     def fail_next(self, queue_url: str, error: Exception) -> None:
         """Make the next call to ``queue_url`` raise ``error``."""
         self.failures.setdefault(queue_url, []).append(error)
 
-    def refuse_entry(self, body_text: str, code: str = "InternalError") -> None:
-        """Make SQS refuse, inside its batch, every entry whose body contains ``body_text``."""
-        self.refused[body_text] = code
+    def refuse_entry(
+        self, body_text: str, code: str = "InternalError", queue_url: str | None = None
+    ) -> None:
+        """Make SQS refuse, inside its batch, every entry whose body contains ``body_text``
+        (sent to ``queue_url``, if given)."""
+        self.refused[body_text] = (code, queue_url)
 
     def __call__(
         self, region: str, queue_url: str, entries: Sequence[dict[str, Any]]
@@ -256,12 +282,19 @@ class RecordingSend:
         if pending:
             raise pending.pop(0)
         sent: dict[str, str] = {}
-        failed: dict[str, str] = {}
+        failed: dict[str, SendFailure] = {}
         for entry in entries:
             request = {"QueueUrl": queue_url, **{k: v for k, v in entry.items() if k != "Id"}}
-            code = next((c for t, c in self.refused.items() if t in entry["MessageBody"]), None)
+            code = next(
+                (
+                    code
+                    for text, (code, url) in self.refused.items()
+                    if text in entry["MessageBody"] and url in (None, queue_url)
+                ),
+                None,
+            )
             if code is not None:
-                failed[entry["Id"]] = f"{code}: refused"
+                failed[entry["Id"]] = SendFailure(code, "refused")
                 continue
             message_id = str(uuid.uuid4())
             self.sent.append(Sent(region, request, message_id))

@@ -7,15 +7,18 @@ import json
 from typing import Any
 
 import pytest
+from botocore.exceptions import ClientError
 
 from cross_account_runtime.common.json_log import JsonLogger
 from cross_account_runtime.nservicebus.arn_header import ARN_HEADER, decode
 from cross_account_runtime.nservicebus.transport_address import parse_queue_arn
 from cross_account_runtime.relay import batch as batch_module
 from cross_account_runtime.relay.batch import Relay
+from cross_account_runtime.relay.config import RelayConfig
 from cross_account_runtime.relay.decision import REJECTION_ATTRIBUTE
 from tests.runtime.relay.conftest import (
     BILLING_INGRESS_ARN,
+    BILLING_SHADOW_ARN,
     BILLING_SHADOW_DLQ_ARN,
     FIFO_INGRESS_ARN,
     FIFO_SHADOW_ARN,
@@ -30,7 +33,10 @@ from tests.runtime.relay.conftest import (
     message_lines,
     outbound_config,
     poison_record,
+    request_headers,
     sqs_event,
+    sqs_record,
+    wrapped_body,
 )
 
 INGRESS_URL = parse_queue_arn(BILLING_INGRESS_ARN).url
@@ -155,7 +161,8 @@ def test_messages_from_a_queue_without_a_route_are_reported_failed_every_time(
     assert send.sent == []
     lines = message_lines(log.getvalue())
     assert [line["outcome"] for line in lines] == ["refused", "refused"]
-    assert [line["receive_count"] for line in lines] == ["1", "5"]
+    # Decided with the most received first.
+    assert [line["receive_count"] for line in lines] == ["5", "1"]
     assert all("Unrouted" in line["reason"] for line in lines)
 
 
@@ -301,3 +308,245 @@ def test_no_call_starts_without_time_for_its_retries_and_its_messages_are_retrie
     lines = [line for line in message_lines(log.getvalue()) if line["outcome"] == "not_attempted"]
     assert len(lines) == 3
     assert relay(sqs_event(good_record()), ShortOnTime(35_000)) == {"batchItemFailures": []}
+
+
+# Time to be received, unreadable messages, caveats -----------------------------------------
+
+SENT = 1_767_225_600.0
+"""The conftest records' SentTimestamp, in seconds."""
+TTBR = "NServiceBus.AmazonSQS.TimeToBeReceived"
+
+
+def timed_relay(send: RecordingSend, log: io.StringIO, config: Any = None) -> Relay:
+    """A relay whose clock reads a minute after the records were sent."""
+    return Relay(
+        config or outbound_config(),
+        send_batch=send,
+        logger=JsonLogger("sqs-relay", stream=log),
+        clock=lambda: SENT + 60,
+    )
+
+
+def test_an_expired_message_is_acknowledged_logged_and_counted_not_lost(
+    send: RecordingSend, log: io.StringIO
+) -> None:
+    expired = sqs_record(wrapped_body(request_headers(**{TTBR: "00:00:30"})))
+    alive = sqs_record(wrapped_body(request_headers(**{TTBR: "00:05:00"})))
+
+    response = timed_relay(send, log)(sqs_event(expired, alive), LambdaContext())
+
+    assert response == {"batchItemFailures": []}
+    [forward] = send.requests
+    assert body_headers(forward["MessageBody"])[TTBR] == "00:04:00"
+    [line] = message_lines(log.getvalue())
+    assert (line["message_id"], line["outcome"], line["kind"]) == (
+        expired["messageId"],
+        "expired",
+        "expired",
+    )
+    assert "ran out 30.000 s ago" in line["reason"]
+    [summary] = [x for x in log_lines(log.getvalue()) if x["message"] == "batch relayed"]
+    assert (summary["expired"], summary["forwarded"], summary["dead_lettered"]) == (1, 1, 0)
+
+
+def test_an_unreadable_message_forwarded_to_an_error_queue_is_logged_as_such(
+    send: RecordingSend, log: io.StringIO
+) -> None:
+    config = RelayConfig(
+        "outbound",
+        {
+            BILLING_SHADOW_ARN: {
+                "destination": BILLING_INGRESS_ARN,
+                "deadLetterQueue": BILLING_SHADOW_DLQ_ARN,
+                "forwardUnreadable": True,
+            }
+        },
+        ["Sales"],
+    )
+    poison = poison_record()
+
+    response = timed_relay(send, log, config)(sqs_event(poison), LambdaContext())
+
+    assert response == {"batchItemFailures": []}
+    [forward] = send.requests
+    assert (forward["QueueUrl"], forward["MessageBody"]) == (INGRESS_URL, poison["body"])
+    [line] = message_lines(log.getvalue())
+    assert (line["outcome"], line["level"]) == ("forwarded_unreadable", "WARNING")
+    assert line["reason"].startswith("malformed_arn_header: ")
+    [summary] = [x for x in log_lines(log.getvalue()) if x["message"] == "batch relayed"]
+    assert summary["forwarded_messages"] == {poison["messageId"]: send.sent[0].message_id}
+
+
+def test_a_time_to_be_received_the_receiver_will_fail_on_is_logged_once_forwarded(
+    send: RecordingSend, log: io.StringIO
+) -> None:
+    record = sqs_record(wrapped_body(request_headers(**{TTBR: "soon"})))
+    timed_relay(send, log)(sqs_event(record), LambdaContext())
+    [line] = message_lines(log.getvalue())
+    assert line["outcome"] == "time_to_be_received_unreadable"
+    assert "'soon' is not a TimeSpan" in line["reason"]
+
+
+# Nothing reaches a dead-letter queue untried -------------------------------------------------
+
+
+def limited_config(max_receive_count: int = 3) -> RelayConfig:
+    return RelayConfig(
+        "outbound",
+        {
+            BILLING_SHADOW_ARN: {
+                "destination": BILLING_INGRESS_ARN,
+                "deadLetterQueue": BILLING_SHADOW_DLQ_ARN,
+                "maxReceiveCount": max_receive_count,
+            }
+        },
+        ["Sales"],
+    )
+
+
+def test_on_a_standard_queue_the_most_received_messages_are_sent_first(
+    send: RecordingSend, log: io.StringIO
+) -> None:
+    records = [good_record(receive_count=count) for count in (1, 4, 2, 9, 4)]
+    for _ in range(5):
+        records += [good_record(receive_count=1) for _ in range(3)]
+
+    timed_relay(send, log)(sqs_event(*records), LambdaContext())
+
+    sent_ids = [body_headers(r["MessageBody"])["NServiceBus.MessageId"] for r in send.requests]
+    by_id = {body_headers(r["body"])["NServiceBus.MessageId"]: r for r in records}
+    counts = [int(by_id[i]["attributes"]["ApproximateReceiveCount"]) for i in sent_ids]
+    assert counts[:5] == [9, 4, 4, 2, 1]
+    assert counts == sorted(counts, reverse=True)
+    assert send.calls[0] == (INGRESS_URL, 10)
+
+
+def test_a_fifo_queue_keeps_its_order_whatever_the_receive_counts(
+    send: RecordingSend, log: io.StringIO
+) -> None:
+    records = [
+        good_record(
+            source=FIFO_SHADOW_ARN, group_id="g", receive_count=count, deduplication_id=str(n)
+        )
+        for n, count in enumerate((1, 5, 3))
+    ]
+    timed_relay(send, log)(sqs_event(*records), LambdaContext())
+    sent_ids = [body_headers(r["MessageBody"])["NServiceBus.MessageId"] for r in send.requests]
+    assert sent_ids == [body_headers(r["body"])["NServiceBus.MessageId"] for r in records]
+
+
+@pytest.mark.parametrize(
+    ("code", "kind"),
+    [
+        ("AWS.SimpleQueueService.NonExistentQueue", "destination_missing"),
+        ("QueueDoesNotExist", "destination_missing"),
+        ("KMS.DisabledException", "key_refused"),
+        ("KmsAccessDenied", "key_refused"),
+        ("RequestThrottled", "send_failed"),
+    ],
+)
+def test_a_send_that_fails_on_the_last_receive_dead_letters_the_message_with_the_failure(
+    send: RecordingSend, log: io.StringIO, code: str, kind: str
+) -> None:
+    last, earlier = good_record(receive_count=3), good_record(receive_count=2)
+    send.fail_next(INGRESS_URL, ClientError({"Error": {"Code": code, "Message": "no"}}, "Send"))
+
+    response = timed_relay(send, log, limited_config(3))(sqs_event(earlier, last), LambdaContext())
+
+    assert failed_ids(response) == [earlier["messageId"]]
+    [dead] = send.to(BILLING_SHADOW_DLQ_ARN)
+    assert dead["MessageBody"] == last["body"]
+    reason = json.loads(dead["MessageAttributes"][REJECTION_ATTRIBUTE]["StringValue"])
+    assert reason["kind"] == kind
+    assert "failed on the message's last receive (ApproximateReceiveCount 3" in reason["reason"]
+    assert code in reason["reason"]
+    lines = message_lines(log.getvalue(), last["messageId"])
+    assert [(line["outcome"], line.get("error_code")) for line in lines] == [
+        (kind, code),
+        ("dead_lettered", None),
+    ]
+    assert lines[1]["kind"] == kind
+    [other] = message_lines(log.getvalue(), earlier["messageId"])
+    assert other["outcome"] == kind
+
+
+def test_an_entry_refused_on_its_last_receive_is_dead_lettered_too(
+    send: RecordingSend, log: io.StringIO
+) -> None:
+    record = good_record(receive_count=5)
+    send.refuse_entry(
+        body_headers(record["body"])["NServiceBus.MessageId"], "KMS.NotFoundException", INGRESS_URL
+    )
+
+    response = timed_relay(send, log, limited_config(5))(sqs_event(record), LambdaContext())
+
+    assert response == {"batchItemFailures": []}
+    [dead] = send.to(BILLING_SHADOW_DLQ_ARN)
+    assert json.loads(dead["MessageAttributes"][REJECTION_ATTRIBUTE]["StringValue"])["kind"] == (
+        "key_refused"
+    )
+
+
+def test_without_a_receive_count_on_the_route_a_failed_send_is_left_to_redrive(
+    send: RecordingSend, log: io.StringIO
+) -> None:
+    record = good_record(receive_count=50)
+    send.fail_next(INGRESS_URL, ThrottlingError("Rate exceeded"))
+    response = timed_relay(send, log)(sqs_event(record), LambdaContext())
+    assert failed_ids(response) == [record["messageId"]]
+    assert send.to(BILLING_SHADOW_DLQ_ARN) == []
+
+
+def test_a_failed_last_receive_dead_letter_send_is_reported_failed(
+    send: RecordingSend, log: io.StringIO
+) -> None:
+    record = good_record(receive_count=3)
+    send.fail_next(INGRESS_URL, ThrottlingError("Rate exceeded"))
+    send.fail_next(DLQ_URL, ThrottlingError("Rate exceeded"))
+    response = timed_relay(send, log, limited_config(3))(sqs_event(record), LambdaContext())
+    assert failed_ids(response) == [record["messageId"]]
+    assert [line["outcome"] for line in message_lines(log.getvalue())] == [
+        "send_failed",
+        "send_failed",
+    ]
+
+
+class WaitingClock:
+    """A clock that reads a minute after the records were sent for the first ``decisions``
+    readings (one per record decided), and ``wait`` seconds later from then on: the records
+    waited that long for their call."""
+
+    def __init__(self, decisions: int, wait: float) -> None:
+        self.readings = 0
+        self.decisions = decisions
+        self.wait = wait
+
+    def __call__(self) -> float:
+        self.readings += 1
+        return SENT + 60 + (self.wait if self.readings > self.decisions else 0)
+
+
+def test_a_message_that_waited_for_its_call_carries_the_time_left_when_it_is_sent(
+    send: RecordingSend, log: io.StringIO
+) -> None:
+    waited, expired = (
+        sqs_record(wrapped_body(request_headers(**{TTBR: ttbr})))
+        for ttbr in ("00:05:00", "00:01:10")
+    )
+    relay = Relay(
+        outbound_config(),
+        send_batch=send,
+        logger=JsonLogger("sqs-relay", stream=log),
+        clock=WaitingClock(decisions=2, wait=30),
+    )
+
+    response = relay(sqs_event(waited, expired), LambdaContext())
+
+    assert response == {"batchItemFailures": []}
+    [forward] = send.requests
+    assert body_headers(forward["MessageBody"])[TTBR] == "00:03:30"
+    [line] = message_lines(log.getvalue())
+    assert (line["message_id"], line["outcome"]) == (expired["messageId"], "expired")
+    assert line["message"] == "expired while waiting for its call; not delivered"
+    [summary] = [x for x in log_lines(log.getvalue()) if x["message"] == "batch relayed"]
+    assert (summary["expired"], summary["forwarded"]) == (1, 1)

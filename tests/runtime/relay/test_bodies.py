@@ -4,6 +4,7 @@ sends its message to the dead-letter queue with the reason."""
 
 from __future__ import annotations
 
+import base64
 import json
 import uuid
 from typing import Any
@@ -11,24 +12,42 @@ from typing import Any
 import boto3
 import pytest
 
-from cross_account_runtime.nservicebus.wire_format import HeadersUpdate
+from cross_account_runtime.nservicebus.arn_header import ARN_HEADER
+from cross_account_runtime.nservicebus.wire_format import (
+    HEADERS_ATTRIBUTE,
+    HeadersUpdate,
+    read_message,
+)
 from cross_account_runtime.relay.batch import Relay
-from cross_account_runtime.relay.bodies import BodyCopier, body_key
+from cross_account_runtime.relay.bodies import BodyStore, body_key
 from cross_account_runtime.relay.config import RelayConfig
-from cross_account_runtime.relay.decision import REJECTION_ATTRIBUTE
+from cross_account_runtime.relay.decision import (
+    MAX_MESSAGE_BYTES,
+    REJECTION_ATTRIBUTE,
+    DecisionKind,
+    message_size,
+    relay_message,
+)
 from local_aws.accounts import MOTO_ACCOUNT_HEADER
+from local_aws.released_transport.extraction import extract_transport_message, retrieve_body
+from local_aws.released_transport.s3_settings import S3Settings
 from tests.runtime.relay.conftest import (
     BILLING_ACCOUNT,
+    BILLING_ARN,
     BILLING_INGRESS_ARN,
+    BILLING_INGRESS_DLQ_ARN,
     BILLING_SHADOW_ARN,
     BILLING_SHADOW_DLQ_ARN,
     REGION,
     SALES_ACCOUNT,
     LambdaContext,
     RecordingSend,
+    as_boto3_message,
     failed_ids,
     headers_attribute,
     lambda_attribute,
+    message_lines,
+    record_as_received,
     request_headers,
     sqs_event,
     sqs_record,
@@ -142,10 +161,8 @@ class TestAgainstTheLocalAws:
                 s3.create_bucket(Bucket=bucket)
 
     def relay(self, send: RecordingSend) -> Relay:
-        copier = BodyCopier(
-            SALES_BUCKET, SALES_ACCOUNT, create=lambda _region: s3_as(SALES_ACCOUNT)
-        )
-        return Relay(outbound_config(), send_batch=send, copier=copier)
+        bodies = BodyStore(SALES_BUCKET, SALES_ACCOUNT, create=lambda _region: s3_as(SALES_ACCOUNT))
+        return Relay(outbound_config(), send_batch=send, bodies=bodies)
 
     @pytest.mark.parametrize("form", ["wrapped", "attribute"])
     def test_the_body_is_in_the_receivers_bucket_before_the_message_is_sent(
@@ -188,6 +205,48 @@ class TestAgainstTheLocalAws:
         assert failed_ids(response) == [record["messageId"]]
         assert send.requests == []
 
+    @pytest.mark.parametrize("form", ["wrapped", "attribute"])
+    def test_a_body_pushed_over_the_limit_is_read_by_the_receiver_from_its_own_bucket(
+        self, form: str
+    ) -> None:
+        record, payload = near_the_limit(form)
+        send = RecordingSend()
+
+        response = self.relay(send)(sqs_event(record), LambdaContext())
+
+        assert failed_ids(response) == []
+        [request] = send.requests
+        receiver_bucket = S3Settings(BILLING_BUCKET, "billing", s3_as(BILLING_ACCOUNT))
+        received = as_boto3_message(request, str(uuid.uuid4()))
+        extracted = extract_transport_message(received, received["MessageId"])
+        assert extracted.headers["NServiceBus.ReplyToAddress"] == "Sales"
+        assert retrieve_body(extracted, received["MessageId"], receiver_bucket) == payload
+
+    def test_a_failed_upload_is_retried_and_nothing_is_sent(self, capsys: Any) -> None:
+        record, _ = near_the_limit("wrapped")
+        config = RelayConfig(
+            "outbound",
+            {
+                BILLING_SHADOW_ARN: {
+                    "destination": BILLING_INGRESS_ARN,
+                    "deadLetterQueue": BILLING_SHADOW_DLQ_ARN,
+                    "bodyBucket": "no-such-bucket-anywhere",
+                }
+            },
+            ["Sales"],
+            body_bucket=SALES_BUCKET,
+        )
+        send = RecordingSend()
+        bodies = BodyStore(SALES_BUCKET, SALES_ACCOUNT, create=lambda _region: s3_as(SALES_ACCOUNT))
+
+        response = Relay(config, send_batch=send, bodies=bodies)(sqs_event(record), None)
+
+        assert failed_ids(response) == [record["messageId"]]
+        assert send.requests == []
+        [line] = message_lines(capsys.readouterr().out, record["messageId"])
+        assert line["outcome"] == "body_upload_failed"
+        assert line["body_key"] == f"relay/{SALES_ACCOUNT}/Billing/{record['messageId']}"
+
     def test_a_message_without_an_s3_body_is_forwarded_without_a_copy(self) -> None:
         send = RecordingSend()
         response = self.relay(send)(
@@ -200,3 +259,129 @@ class TestAgainstTheLocalAws:
         )
         assert failed_ids(response) == []
         assert len(send.requests) == 1
+
+
+# Bodies that no longer fit inline once rewritten -------------------------------------------
+
+
+def near_the_limit(form: str, *, source: str = BILLING_SHADOW_ARN, **headers: str) -> Any:
+    """A request from Sales the transport kept inline: within 40 bytes of SQS's limit, so
+    that the ARN header (or a conversion) pushes it over; and its payload."""
+    message_headers = request_headers(**headers)
+    attributes = {"NServiceBus.MessageId": lambda_attribute("String", str(uuid.uuid4()))}
+    if form == "wrapped":
+        overhead = len(json.dumps({"Body": "", "S3BodyKey": None, "Headers": message_headers}))
+        room = MAX_MESSAGE_BYTES - 40 - overhead - message_size("", as_send(attributes))
+        length = room // 4 * 3
+        payload = (bytes(range(256)) * (length // 256 + 1))[:length]
+        body = json.dumps(
+            {
+                "Body": base64.b64encode(payload).decode(),
+                "S3BodyKey": None,
+                "Headers": message_headers,
+            }
+        )
+    else:
+        attributes[HEADERS_ATTRIBUTE] = headers_attribute(message_headers)
+        room = MAX_MESSAGE_BYTES - 40 - message_size("", as_send(attributes))
+        payload = b"{" + b"x" * (room - 2) + b"}"
+        body = payload.decode()
+    record = sqs_record(body, source=source, message_attributes=attributes)
+    assert message_size(record["body"], as_send(attributes)) <= MAX_MESSAGE_BYTES
+    return record, payload
+
+
+def as_send(attributes: dict[str, Any]) -> dict[str, Any]:
+    return {
+        name: {"DataType": a["dataType"], "StringValue": a["stringValue"]}
+        for name, a in attributes.items()
+    }
+
+
+@pytest.mark.parametrize("form", ["wrapped", "attribute"])
+def test_a_message_pushed_over_the_limit_by_stamping_goes_through_the_receivers_bucket(
+    form: str,
+) -> None:
+    record, payload = near_the_limit(form)
+
+    decision = relay_message(record, outbound_config())
+
+    assert decision.kind == DecisionKind.FORWARDED
+    upload = decision.upload
+    assert upload is not None
+    key = f"relay/{SALES_ACCOUNT}/Billing/{record['messageId']}"
+    assert (upload.bucket, upload.key, upload.account, upload.region) == (
+        BILLING_BUCKET,
+        key,
+        BILLING_ACCOUNT,
+        REGION,
+    )
+    assert upload.payload == payload
+    assert decision.request is not None
+    request = decision.request
+    assert request["MessageAttributes"]["S3BodyKey"]["StringValue"] == key
+    assert message_size(request["MessageBody"], request["MessageAttributes"]) < 10_000
+    received = record_as_received(request, BILLING_INGRESS_ARN)
+    view = read_message(received)
+    assert view.form == form
+    assert view.s3_body_key == key
+    assert view.headers["NServiceBus.ReplyToAddress"] == "Sales"
+    assert ARN_HEADER in view.headers
+    if form == "wrapped":
+        assert json.loads(request["MessageBody"])["Body"] == ""
+    else:
+        assert request["MessageBody"] == "empty message"
+
+
+def test_a_retried_upload_uses_the_same_key() -> None:
+    record, _ = near_the_limit("wrapped")
+    first = relay_message(record, outbound_config()).upload
+    again = relay_message(record, outbound_config()).upload
+    assert first is not None
+    assert again is not None
+    assert first.key == again.key
+
+
+def inbound_with_bucket(bucket: str | None) -> RelayConfig:
+    route: dict[str, Any] = {
+        "destination": BILLING_ARN,
+        "deadLetterQueue": BILLING_INGRESS_DLQ_ARN,
+        "receiver": "arn",
+        "form": "wrapped",
+    }
+    if bucket is not None:
+        route["bodyBucket"] = bucket
+    return RelayConfig("inbound", {BILLING_INGRESS_ARN: route})
+
+
+def test_a_conversion_that_no_longer_fits_goes_through_the_receivers_own_bucket() -> None:
+    """Base64 makes an unwrapped text body a third larger once wrapped."""
+    record, payload = near_the_limit("attribute", source=BILLING_INGRESS_ARN)
+
+    decision = relay_message(record, inbound_with_bucket(BILLING_BUCKET))
+
+    upload = decision.upload
+    assert upload is not None
+    assert (upload.bucket, upload.account, upload.payload) == (
+        BILLING_BUCKET,
+        BILLING_ACCOUNT,
+        payload,
+    )
+    assert decision.request is not None
+    envelope = json.loads(decision.request["MessageBody"])
+    assert (envelope["Body"], envelope["S3BodyKey"]) == ("", upload.key)
+
+
+def test_without_a_bucket_a_conversion_that_no_longer_fits_is_refused_with_the_fix() -> None:
+    record, _ = near_the_limit("attribute", source=BILLING_INGRESS_ARN)
+    decision = relay_message(record, inbound_with_bucket(None))
+    assert decision.kind == DecisionKind.OVERSIZE
+    assert "(the receiver's wire form, the translated addresses)" in decision.reason
+    assert "ReserveBytesInMessageSizeCalculation of at least" in decision.reason
+    assert decision.upload is None
+
+
+def test_a_body_already_in_s3_is_never_uploaded() -> None:
+    record = s3_record("bodies/abc")
+    decision = relay_message(record, outbound_config())
+    assert (decision.upload, decision.body_key) == (None, "bodies/abc")

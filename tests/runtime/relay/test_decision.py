@@ -11,6 +11,7 @@ import pytest
 from cross_account_runtime.nservicebus.arn_header import ARN_HEADER, decode
 from cross_account_runtime.nservicebus.transport_address import parse_queue_arn
 from cross_account_runtime.nservicebus.wire_format import HEADERS_ATTRIBUTE
+from cross_account_runtime.relay.config import RelayConfig
 from cross_account_runtime.relay.decision import (
     MAX_MESSAGE_BYTES,
     REJECTION_ATTRIBUTE,
@@ -265,7 +266,9 @@ def test_inbound_translates_in_the_headers_attribute_too() -> None:
         source=BILLING_INGRESS_ARN,
         message_attributes={HEADERS_ATTRIBUTE: headers_attribute(headers)},
     )
-    decision = relay_message(record, inbound_config("name", reachable=(BILLING_ARN,)))
+    decision = relay_message(
+        record, inbound_config("name", reachable=(BILLING_ARN,), form="attribute")
+    )
     assert decision.request is not None
     assert decision.request["MessageBody"] == '{"OrderId":42}'
     assert attribute_headers(decision.request)["NServiceBus.ReplyToAddress"] == SALES_ARN
@@ -510,3 +513,186 @@ def test_a_fifo_refusal_goes_to_the_fifo_dead_letter_queue_in_its_group() -> Non
         decision.request["MessageDeduplicationId"]
         == hashlib.sha256(f"{FIFO_SHADOW_ARN}\nd9".encode()).hexdigest()
     )
+
+
+# Time to be received ------------------------------------------------------------------------
+
+TTBR = "NServiceBus.AmazonSQS.TimeToBeReceived"
+SENT = 1_767_225_600.0
+"""The conftest records' SentTimestamp, in seconds."""
+
+
+def ttbr_record(form: str, ttbr: str, **options: Any) -> dict[str, Any]:
+    headers = request_headers(**{TTBR: ttbr})
+    if form == "wrapped":
+        return sqs_record(wrapped_body(headers), **options)
+    return sqs_record(
+        '{"OrderId":42}',
+        message_attributes={HEADERS_ATTRIBUTE: headers_attribute(headers)},
+        **options,
+    )
+
+
+def carried_ttbr(request: dict[str, Any], form: str) -> str:
+    if form == "wrapped":
+        return body_headers(request["MessageBody"])[TTBR]
+    return attribute_headers(request)[TTBR]
+
+
+@pytest.mark.parametrize("form", ["wrapped", "attribute"])
+def test_a_forward_carries_the_time_to_be_received_that_remains(form: str) -> None:
+    decision = relay_message(ttbr_record(form, "00:01:00"), outbound_config(), SENT + 12.5)
+    assert decision.kind == DecisionKind.FORWARDED
+    assert decision.request is not None
+    assert carried_ttbr(decision.request, form) == "00:00:47.5000000"
+
+
+@pytest.mark.parametrize("form", ["wrapped", "attribute"])
+def test_an_expired_message_is_not_delivered_nor_dead_lettered(form: str) -> None:
+    decision = relay_message(ttbr_record(form, "00:01:00"), outbound_config(), SENT + 60)
+    assert decision.kind == DecisionKind.EXPIRED
+    assert (decision.request, decision.queue) == (None, None)
+    assert "ran out 0.000 s ago" in decision.reason
+    assert not decision.forwarded
+
+
+def test_an_expired_message_is_not_delivered_inbound_either() -> None:
+    record = ttbr_record("wrapped", "00:00:10", source=BILLING_INGRESS_ARN)
+    assert relay_message(record, inbound_config(), SENT + 30).kind == DecisionKind.EXPIRED
+
+
+def test_a_message_without_a_deadline_is_forwarded_as_it_came() -> None:
+    record = ttbr_record("wrapped", "10675199.02:48:05.4775807")
+    decision = relay_message(record, outbound_config(), SENT + 10**6)
+    assert decision.request is not None
+    assert carried_ttbr(decision.request, "wrapped") == "10675199.02:48:05.4775807"
+
+
+@pytest.mark.parametrize("ttbr", ["forty seconds", "00:00:60"])
+def test_a_time_to_be_received_the_receiver_cannot_parse_goes_on_unchanged_and_is_noted(
+    ttbr: str,
+) -> None:
+    decision = relay_message(ttbr_record("wrapped", ttbr), outbound_config(), SENT + 10**6)
+    assert decision.kind == DecisionKind.FORWARDED
+    assert decision.request is not None
+    assert carried_ttbr(decision.request, "wrapped") == ttbr
+    [(outcome, reason)] = decision.warnings
+    assert outcome == "time_to_be_received_unreadable"
+    assert "not a TimeSpan" in reason
+
+
+def test_a_transport_6_top_level_time_to_be_received_is_counted_where_it_is() -> None:
+    body = json.dumps(
+        {"Headers": request_headers(), "Body": "e30=", "TimeToBeReceived": "00:10:00"}
+    )
+    decision = relay_message(sqs_record(body), outbound_config(), SENT + 60)
+    assert decision.request is not None
+    assert json.loads(decision.request["MessageBody"])["TimeToBeReceived"] == "00:09:00"
+
+
+def test_the_dead_letter_copy_of_a_refused_message_carries_the_remaining_time() -> None:
+    headers = request_headers(**{TTBR: "00:01:00", ARN_HEADER: "a===b"})
+    decision = relay_message(sqs_record(wrapped_body(headers)), outbound_config(), SENT + 20)
+    assert decision.kind == DecisionKind.MALFORMED_ARN_HEADER
+    assert decision.request is not None
+    assert body_headers(decision.request["MessageBody"])[TTBR] == "00:00:40"
+
+
+def test_a_message_with_a_time_to_be_received_needs_the_time() -> None:
+    with pytest.raises(ValueError, match="decided against the current time"):
+        relay_message(ttbr_record("wrapped", "00:01:00"), outbound_config())
+
+
+# Unreadable messages on a route to an error queue --------------------------------------------
+
+
+def error_route_config(direction: str) -> RelayConfig:
+    if direction == "outbound":
+        return RelayConfig(
+            "outbound",
+            {
+                BILLING_SHADOW_ARN: {
+                    "destination": BILLING_INGRESS_ARN,
+                    "deadLetterQueue": BILLING_SHADOW_DLQ_ARN,
+                    "forwardUnreadable": True,
+                }
+            },
+            ["Sales"],
+        )
+    return RelayConfig(
+        "inbound",
+        {
+            BILLING_INGRESS_ARN: {
+                "destination": BILLING_ARN,
+                "deadLetterQueue": BILLING_INGRESS_DLQ_ARN,
+                "receiver": "name",
+                "form": "wrapped",
+                "addressBook": "1",
+                "forwardUnreadable": True,
+            }
+        },
+        address_books={"1": {"arn:aws:sqs:us-east-1:111111111111": ["Sales"]}},
+    )
+
+
+def unreadable_records(source: str) -> list[dict[str, Any]]:
+    """A broken headers attribute, and a malformed ARN header, each with another attribute."""
+    tenant = {"Tenant": lambda_attribute("String", "acme")}
+    return [
+        sqs_record(
+            "payload",
+            source=source,
+            message_attributes={HEADERS_ATTRIBUTE: lambda_attribute("String", "{broken"), **tenant},
+        ),
+        sqs_record(
+            wrapped_body(request_headers(**{ARN_HEADER: "a===b"})),
+            source=source,
+            message_attributes=tenant,
+        ),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("direction", "source", "destination"),
+    [
+        ("outbound", BILLING_SHADOW_ARN, BILLING_INGRESS_ARN),
+        ("inbound", BILLING_INGRESS_ARN, BILLING_ARN),
+    ],
+)
+def test_on_a_route_to_an_error_queue_an_unreadable_message_goes_on_unchanged(
+    direction: str, source: str, destination: str
+) -> None:
+    for record in unreadable_records(source):
+        decision = relay_message(record, error_route_config(direction), SENT)
+        assert decision.kind == DecisionKind.FORWARDED_UNREADABLE
+        assert decision.forwarded
+        assert decision.request is not None
+        assert decision.request["QueueUrl"] == parse_queue_arn(destination).url
+        assert decision.request["MessageBody"] == record["body"]
+        assert {
+            name: attribute.get("StringValue")
+            for name, attribute in decision.request["MessageAttributes"].items()
+        } == {name: a["stringValue"] for name, a in record["messageAttributes"].items()}
+        assert decision.reason.startswith(("unreadable_headers: ", "malformed_arn_header: "))
+
+
+def test_elsewhere_an_unreadable_message_is_still_dead_lettered() -> None:
+    for record in unreadable_records(BILLING_SHADOW_ARN):
+        decision = relay_message(record, outbound_config(), SENT)
+        assert decision.kind in (DecisionKind.UNREADABLE_HEADERS, DecisionKind.MALFORMED_ARN_HEADER)
+        assert decision.queue is not None
+        assert str(decision.queue) == BILLING_SHADOW_DLQ_ARN
+
+
+# Bodies that no longer fit inline -----------------------------------------------------------
+
+
+def test_an_oversize_refusal_names_the_bytes_the_relay_added_and_both_fixes() -> None:
+    record = record_stamped_to(MAX_MESSAGE_BYTES + 1)
+    original = len(record["body"]) + 8
+    decision = relay_message(record, outbound_config())
+    assert decision.kind == DecisionKind.OVERSIZE
+    added = MAX_MESSAGE_BYTES + 1 - original
+    assert f"the relay added {added} bytes (the ARN header)" in decision.reason
+    assert "Give the route a bodyBucket (largeMessages in the topology)" in decision.reason
+    assert f"ReserveBytesInMessageSizeCalculation of at least {added}" in decision.reason

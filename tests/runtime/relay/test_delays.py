@@ -84,9 +84,25 @@ def test_a_record_received_before_is_timed_against_now() -> None:
     assert remaining_delay(record, now=SENT_MS / 1000 + 1000) == 200
 
 
-@pytest.mark.parametrize("delay", [None, "soon", ""])
+@pytest.mark.parametrize(
+    "delay",
+    # long.TryParse refuses each of these (Python's int() takes the last four).
+    [None, "soon", "", "1.5", "1_200", "\uff11\uff12\uff10\uff10", "\x1c1200", "9" * 20],
+)
 def test_a_missing_or_unreadable_delay_counts_as_none(delay: str | None) -> None:
     assert remaining_delay(delayed_record(delay), now=0) == -900
+
+
+@pytest.mark.parametrize("delay", [" 1200 ", "+1200", "01200", "1200\0", "\t1200\r\n"])
+def test_a_delay_is_read_as_long_try_parse_reads_it(delay: str) -> None:
+    assert remaining_delay(delayed_record(delay), now=0) == 300
+
+
+def test_a_binary_delay_attribute_counts_as_none() -> None:
+    """The pump reads its StringValue, which a Binary attribute does not have."""
+    record = delayed_record(None)
+    record["messageAttributes"][DELAY_SECONDS_ATTRIBUTE] = lambda_attribute("Binary", b"1200")
+    assert remaining_delay(record, now=0) == -900
 
 
 def test_a_message_not_due_goes_back_to_the_delay_queue_with_the_rest_of_its_delay() -> None:

@@ -124,7 +124,8 @@ def bridge() -> Bridge:
         sales_inbound=Relay.from_environment(
             relay_environment(
                 "inbound",
-                {sales_ingress.arn: to_released(sales, sales_ingress_dlq)},
+                # Sales does not wrap (DoNotWrapOutgoingMessages), as Billing's reply.
+                {sales_ingress.arn: to_released(sales, sales_ingress_dlq, form="attribute")},
                 reachable=(sales, billing),
             )
         ),
@@ -326,8 +327,52 @@ def test_an_undeliverable_message_reaches_the_dead_letter_queue_through_redrive(
         assert {line["kind"] for line in lines} == {"unknown_route"}
         assert all(shadow.arn in line["reason"] for line in lines)
     else:
-        assert {line["outcome"] for line in lines} == {"send_failed"}
+        assert {line["outcome"] for line in lines} == {"destination_missing"}
         assert all(
             "NonExistentQueue" in line["error"] or "QueueDoesNotExist" in line["error"]
             for line in lines
         )
+
+
+def test_a_send_to_a_missing_queue_on_the_last_receive_is_dead_lettered_with_the_reason(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """With the queue's maxReceiveCount on the route, the relay does not leave the message to
+    the redrive policy, which would move it without a word."""
+    suffix = uuid.uuid4().hex[:8]
+    shadow, shadow_dlq = with_dead_letter(SALES_ACCOUNT, f"Shipping-{suffix}", max_receive_count=2)
+    missing = f"arn:aws:sqs:us-east-1:{BILLING_ACCOUNT}:Shipping-{suffix}-ingress"
+    relay = Relay.from_environment(
+        relay_environment(
+            "outbound",
+            {
+                shadow.arn: {
+                    "destination": missing,
+                    "deadLetterQueue": shadow_dlq.arn,
+                    "maxReceiveCount": 2,
+                }
+            },
+            ["Sales"],
+        )
+    )
+    body = wrapped_body(request_headers())
+    message_id = send_to(shadow, body)
+
+    first = poll(shadow, relay)
+    second = poll(shadow, relay)
+
+    assert (first.failed_ids, second.failed_ids) == ([message_id], [])
+    assert receive(shadow) == []
+    dead = only_message(shadow_dlq)
+    assert dead["Body"] == body
+    assert dead["MessageId"] != message_id, "sent by the relay, not moved by SQS"
+    rejection = json.loads(dead["MessageAttributes"][REJECTION_ATTRIBUTE]["StringValue"])
+    assert rejection["kind"] == "destination_missing"
+    assert rejection["sourceMessageId"] == message_id
+    assert "failed on the message's last receive (ApproximateReceiveCount 2" in rejection["reason"]
+    lines = message_lines(capsys.readouterr().out, message_id)
+    assert [line["outcome"] for line in lines] == [
+        "destination_missing",
+        "destination_missing",
+        "dead_lettered",
+    ]

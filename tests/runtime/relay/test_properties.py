@@ -10,7 +10,6 @@ included, arrives as it was sent.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
@@ -31,8 +30,8 @@ from tests.runtime.relay.conftest import (
     SALES_ARN,
     headers_attribute,
     inbound_config,
-    lambda_attribute,
     outbound_config,
+    record_as_received,
     sqs_record,
     wrapped_body,
 )
@@ -64,17 +63,6 @@ def headers_and_carriers(draw: st.DrawFn) -> tuple[dict[str, str], list[str]]:
     return headers, carriers
 
 
-def record_as_received(request: dict[str, Any], source: str) -> dict[str, Any]:
-    """The Lambda record for a message sent with ``request`` and received from ``source``."""
-    attributes = {
-        name: lambda_attribute(
-            attribute["DataType"], attribute.get("StringValue", attribute.get("BinaryValue"))
-        )
-        for name, attribute in request.get("MessageAttributes", {}).items()
-    }
-    return sqs_record(request["MessageBody"], source=source, message_attributes=attributes)
-
-
 @settings(max_examples=150, deadline=None)
 @given(
     headers_and_carriers(),
@@ -101,7 +89,7 @@ def test_only_the_address_headers_that_named_the_sender_change_and_they_lead_bac
     sent = record_as_received(outbound.request, BILLING_INGRESS_ARN)
 
     reachable = () if receiver == "name, Sales unreachable" else (SALES_ARN,)
-    inbound = relay_message(sent, inbound_config(receiver.partition(",")[0], reachable))
+    inbound = relay_message(sent, inbound_config(receiver.partition(",")[0], reachable, form=form))
 
     assert inbound.kind == DecisionKind.FORWARDED
     assert inbound.request is not None
