@@ -91,6 +91,7 @@ from local_aws.released_transport.naming import get_sqs_queue_name
 from local_aws.released_transport.outgoing import OutgoingMessage, TransportOperation
 from local_aws.released_transport.queue_cache import QueueCache
 from local_aws.released_transport.queue_creator import QueueCreator
+from local_aws.released_transport.s3_settings import S3Settings
 from local_aws.released_transport.service_control_main import (
     DEFAULT_HEARTBEAT_GRACE_PERIOD,
     InstanceQueueState,
@@ -160,6 +161,10 @@ class ServiceControlSettings:
     wait_time_seconds: int = DEFAULT_WAIT_TIME_SECONDS
     saga_audit_queue: str | None = None
     heartbeat_grace_period: timedelta = DEFAULT_HEARTBEAT_GRACE_PERIOD
+    s3: S3Settings | None = None
+    """The connection string's ``S3BucketForLargeMessages`` and ``S3KeyPrefix``
+    (``SQSTransportCustomization.cs``): bodies over SQS's limit are read from and written to
+    that bucket, as any endpoint's with ``transport.S3``."""
     clock: Clock = system_clock
 
 
@@ -213,6 +218,7 @@ class ServiceControl:
         self.dispatcher = MessageDispatcher(
             sqs,
             self.queue_cache,
+            s3=self.settings.s3,
             wrap_outgoing_messages=self.settings.wrap_outgoing_messages,
             clock=self.settings.clock,
         )
@@ -231,6 +237,7 @@ class ServiceControl:
             wait_time_seconds=self.settings.wait_time_seconds,
             saga_audit_queue=self.settings.saga_audit_queue,
             heartbeat_grace_period=self.settings.heartbeat_grace_period,
+            s3=self.settings.s3,
             clock=self.settings.clock,
         )
         """The instance's own queue: heartbeats, custom checks, saga audit."""
@@ -243,6 +250,7 @@ class ServiceControl:
             self._poison_queue,
             max_concurrency=self.settings.max_concurrency,
             wait_time_seconds=self.settings.wait_time_seconds,
+            s3=self.settings.s3,
             clock=self.settings.clock,
         )
 

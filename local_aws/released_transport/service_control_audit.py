@@ -108,6 +108,7 @@ from local_aws.released_transport.naming import get_sqs_queue_name
 from local_aws.released_transport.outgoing import OutgoingMessage, TransportOperation
 from local_aws.released_transport.queue_cache import QueueCache
 from local_aws.released_transport.queue_creator import QueueCreator
+from local_aws.released_transport.s3_settings import S3Settings
 from local_aws.released_transport.saga_audit import (
     COMPLETED,
     NEW,
@@ -137,6 +138,10 @@ class AuditInstanceSettings:
     wrap_outgoing_messages: bool = True
     max_concurrency: int | None = None
     wait_time_seconds: int = DEFAULT_WAIT_TIME_SECONDS
+    s3: S3Settings | None = None
+    """The connection string's ``S3BucketForLargeMessages`` and ``S3KeyPrefix``
+    (``SQSTransportCustomization.cs``): bodies over SQS's limit are read from and written to
+    that bucket, as any endpoint's with ``transport.S3``."""
     clock: Clock = system_clock
 
 
@@ -385,6 +390,7 @@ class ServiceControlAudit:
         self.dispatcher = MessageDispatcher(
             sqs,
             self.queue_cache,
+            s3=self.settings.s3,
             wrap_outgoing_messages=self.settings.wrap_outgoing_messages,
             clock=self.settings.clock,
         )
@@ -395,6 +401,7 @@ class ServiceControlAudit:
             self._poison_queue,
             max_concurrency=self.settings.max_concurrency,
             wait_time_seconds=self.settings.wait_time_seconds,
+            s3=self.settings.s3,
             clock=self.settings.clock,
         )
         self.processed_messages: list[ProcessedMessage] = []

@@ -76,6 +76,7 @@ from local_aws.released_transport.recoverability import (
     MessageDeserializationError,
     RecoverabilitySettings,
 )
+from local_aws.released_transport.s3_settings import S3Settings
 from local_aws.released_transport.saga_audit import SAGA_UPDATED_MESSAGE_TYPE
 from local_aws.released_transport.service_control_messages import (
     ContractError,
@@ -224,6 +225,7 @@ class ServiceControlInstanceQueue:
         wait_time_seconds: int,
         saga_audit_queue: str | None,
         heartbeat_grace_period: timedelta,
+        s3: S3Settings | None,
         clock: Clock,
     ) -> None:
         self._sqs = sqs
@@ -246,6 +248,7 @@ class ServiceControlInstanceQueue:
                 disable_unrestricted_delayed_delivery=True,
                 max_concurrency=max_concurrency,
                 wait_time_seconds=wait_time_seconds,
+                s3=s3,
                 clock=clock,
             ),
         )

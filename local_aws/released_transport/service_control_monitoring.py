@@ -70,6 +70,7 @@ from local_aws.released_transport.recoverability import (
     MessageDeserializationError,
     RecoverabilitySettings,
 )
+from local_aws.released_transport.s3_settings import S3Settings
 from local_aws.released_transport.service_control_messages import (
     ContractError,
     read_endpoint_metadata_report,
@@ -92,6 +93,10 @@ class MonitoringSettings:
     wrap_outgoing_messages: bool = True
     max_concurrency: int | None = None
     wait_time_seconds: int = DEFAULT_WAIT_TIME_SECONDS
+    s3: S3Settings | None = None
+    """The connection string's ``S3BucketForLargeMessages`` and ``S3KeyPrefix``
+    (``SQSTransportCustomization.cs``): bodies over SQS's limit are read from and written to
+    that bucket, as any endpoint's with ``transport.S3``."""
     clock: Clock = system_clock
 
 
@@ -159,6 +164,7 @@ class ServiceControlMonitoring:
                 disable_unrestricted_delayed_delivery=True,
                 max_concurrency=self.settings.max_concurrency,
                 wait_time_seconds=self.settings.wait_time_seconds,
+                s3=self.settings.s3,
                 clock=self.settings.clock,
             ),
         )

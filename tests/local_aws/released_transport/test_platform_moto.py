@@ -23,6 +23,7 @@ from local_aws.released_transport.heartbeats import HeartbeatSettings
 from local_aws.released_transport.input_pump import MessageFate
 from local_aws.released_transport.metrics import MetricsSettings
 from local_aws.released_transport.recoverability import RecoverabilitySettings
+from local_aws.released_transport.s3_settings import S3Settings
 from local_aws.released_transport.saga_audit import SagaAuditSettings
 from local_aws.released_transport.service_control import (
     FailedMessageStatus,
@@ -186,3 +187,46 @@ def test_an_expired_heartbeat_is_dropped_and_a_retried_failure_is_resolved_and_a
     view = endpoint_views(service_control, audit)["Billing"]
     assert [f.status for f in view.failed_messages] == [FailedMessageStatus.RESOLVED]
     assert view.heartbeats == []
+
+
+def test_with_s3_settings_servicecontrol_reads_large_audit_copies_and_failed_messages(
+    sqs: Any, s3: Any
+) -> None:
+    """ServiceControl's connection string names the bucket (``S3BucketForLargeMessages``): the
+    audit copy of a message over SQS's limit and its error copy carry only the key, and each
+    instance reads the body from the bucket; without the setting both would be poison to it."""
+    s3.create_bucket(Bucket="bodies")
+    bodies = S3Settings("bodies", "sc", s3)
+    service_control = ServiceControl(sqs, ServiceControlSettings(wait_time_seconds=0, s3=bodies))
+    audit = ServiceControlAudit(sqs, AuditInstanceSettings(wait_time_seconds=0, s3=bodies))
+    for instance in (service_control, audit):
+        instance.install()
+        instance.start()
+    settings = EndpointSettings(
+        wait_time_seconds=0,
+        recoverability=RecoverabilitySettings(immediate_retries=0, delayed_retries=0),
+        audit=AuditSettings("audit"),
+        s3=S3Settings("bodies", "endpoints", s3),
+    )
+    billing = ReleasedEndpoint("Billing", sqs, settings)
+    billing.install()
+    billing.start()
+    large = b"x" * (1024 * 1024 + 1)
+    processed = billing.send("Billing", ORDER, large)
+    failing = billing.send("Billing", ORDER, large)
+
+    def handle(context: MessageHandlerContext) -> None:
+        if context.message.message_id == failing.message_id:
+            raise RuntimeError("cannot bill")
+
+    assert {o.pump.fate for o in billing.process(handle)} == {
+        MessageFate.PROCESSED,
+        MessageFate.HANDLED_AFTER_FAILURE,
+    }
+    assert _drain(audit.ingest) == 1
+    assert _drain(service_control.ingest) == 1
+    (audited,) = audit.processed_messages
+    assert (audited.message_id, audited.body) == (processed.message_id, large)
+    (failed,) = service_control.failed_messages.values()
+    assert (failed.message_id, failed.body) == (failing.message_id, large)
+    assert audit.failed_imports == []
