@@ -107,7 +107,9 @@ def run(topology_file: Path, out: Path, log_records: int = DEFAULT_RECORDS) -> i
             total,
             "NServiceBus peers (released transport model) talk through the account bridge: "
             "subscribe messages, requests and replies, a failure retried from ServiceControl, "
-            "a 20-minute delay, a 1.5 MiB body through S3; the publisher publishes the event",
+            "a 20-minute delay, a 1.5 MiB body through S3; the publisher publishes the event; "
+            "audit, heartbeats, custom checks and metrics reach ServiceControl, an expired "
+            "heartbeat is not delivered, an inline megabyte and a poison message cross",
             traffic,
         )
 

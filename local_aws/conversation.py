@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -51,6 +52,8 @@ LARGE_TYPE: Final = "LocalAws.Messages.AttachInvoice"
 SAGA_START_TYPE: Final = "LocalAws.Messages.StartBilling"
 SAGA_TIMEOUT_TYPE: Final = "LocalAws.Messages.BillingTimeout"
 SAGA_ID_HEADER: Final = "LocalAws.SagaId"
+SAGA_TYPE: Final = "LocalAws.Sagas.BillingPolicy"
+"""The saga's class, as saga audit names it."""
 SAGA_TIMEOUT: Final = timedelta(minutes=20)
 """Beyond 15 minutes, so the timeout goes through the saga endpoint's own delay queue."""
 
@@ -113,10 +116,13 @@ class Handlers:
                 delay=SAGA_TIMEOUT,
                 headers={SAGA_ID_HEADER: delivery.message_id},
             )
+            self._saga_ran(context, delivery.message_id, is_new=True)
         if delivery.message_type == SAGA_TIMEOUT_TYPE:
             # ReplyToOriginator: a send to the stored address, correlated to the start.
-            originator = self.originators[str(headers[SAGA_ID_HEADER])]
+            started_by = str(headers[SAGA_ID_HEADER])
+            originator = self.originators[started_by]
             context.send(str(originator), REPLY_TYPE, json.dumps({"billed": True}).encode())
+            self._saga_ran(context, started_by, is_completed=True)
         if delivery.message_type != REQUEST_TYPE:
             return
         forward_to = headers.get(FORWARD_TO_HEADER)
@@ -124,6 +130,24 @@ class Handlers:
             context.forward(forward_to)
         else:
             context.reply(REPLY_TYPE, json.dumps({"placed": True}).encode())
+
+    def _saga_ran(
+        self,
+        context: MessageHandlerContext,
+        started_by: str,
+        *,
+        is_new: bool = False,
+        is_completed: bool = False,
+    ) -> None:
+        """The handler ran as the saga instance ``started_by`` started, which the endpoint's
+        saga audit (where configured) reports."""
+        context.handled_by_saga(
+            SAGA_TYPE,
+            str(uuid.uuid5(uuid.NAMESPACE_URL, started_by)),
+            json.dumps({"Originator": self.originators.get(started_by)}),
+            is_new=is_new,
+            is_completed=is_completed,
+        )
 
     def delivered(self, endpoint: str, message_id: str) -> Delivery | None:
         return next(
@@ -384,7 +408,7 @@ def carry_large_body(
             "endpoints have no bucket for bodies over SQS's limit"
         )
     started = time.perf_counter()
-    body = _large_body(body_bytes)
+    body = large_body(body_bytes)
     sent = peers.endpoints[sender].send(receiver, LARGE_TYPE, body)
     activity = peers.settle()
     delivery = handlers.delivered(receiver, sent.message_id)
@@ -414,7 +438,7 @@ def carry_large_body(
     )
 
 
-def _large_body(size: int) -> bytes:
+def large_body(size: int) -> bytes:
     """A JSON document of ``size`` bytes whose content varies, so a truncated or mixed-up body
     cannot pass for it."""
     head, tail = b'{"lines":"', b'"}'

@@ -7,7 +7,9 @@ Every cross-account route of the topology carries a request and its reply
 retries the message (:func:`~local_aws.conversation.recover`); one send is delayed by 20
 minutes (:func:`~local_aws.conversation.deliver_later`), and a saga answers its originator
 after a 20-minute timeout (:func:`~local_aws.conversation.reply_to_originator`); the local
-AWS's time travel lets the minutes pass in a second. The peers are the model of the released transport
+AWS's time travel lets the minutes pass in a second. With ServiceControl's other queues
+declared, every endpoint audits, sends heartbeats, custom check results and metrics, and the
+traffic ends with what ServiceControl saw (:mod:`local_aws.platform_traffic`). The peers are the model of the released transport
 (:mod:`local_aws.peers`), the relays run through :class:`local_aws.lambda_poller.LambdaPoller`.
 """
 
@@ -34,6 +36,7 @@ from local_aws.conversation import (
 )
 from local_aws.lambda_poller import LambdaPoller
 from local_aws.peers import Peers, Subscription
+from local_aws.platform_traffic import PlatformTraffic, run_platform
 from local_aws.publication import Publication, publish, topic_named
 from stacks.topology import Topology
 
@@ -55,6 +58,9 @@ class TrafficResult:
     saga: SagaReply | None
     large: LargeBody | None
     publication: Publication | None
+    platform: PlatformTraffic | None = None
+    """Audit, heartbeats, custom checks, metrics and what ServiceControl saw (with any of
+    ServiceControl's queues beyond the error queue declared)."""
 
     def lines(self) -> list[str]:
         """One line per fact, for the main job's progress output."""
@@ -107,6 +113,8 @@ class TrafficResult:
                     f"  {outcome.protocol} subscriber {outcome.name} ({outcome.target}"
                     f"{account}): {outcome.note}"
                 )
+        if self.platform is not None:
+            lines += self.platform.lines()
         return lines
 
     def _kind(self, name: str) -> str:
@@ -149,7 +157,8 @@ def run_traffic(
     exchange; the recovery, the late delivery, a saga's reply to its originator and (with
     ``largeMessages``) a body through S3 on the first pair whose sender is released (the
     bridge carries it both ways), else the first pair; then a publish to ``topic`` (default:
-    the topology's first) by its publisher."""
+    the topology's first) by its publisher; then the platform steps
+    (:func:`~local_aws.platform_traffic.run_platform`) on the same pair."""
     poller = LambdaPoller(list(accounts.values()), endpoint_url)
     handlers = Handlers()
     peers = Peers(topology, accounts, poller, handlers)
@@ -168,6 +177,7 @@ def run_traffic(
             large = carry_large_body(peers, handlers, *chosen, LARGE_BODY_BYTES)
     selected = topic_named(topology, topic)
     publication = None if selected is None else publish(peers, handlers, selected)
+    platform = run_platform(peers, handlers, chosen)
     return TrafficResult(
-        topology, subscriptions, exchanges, recovery, later, saga, large, publication
+        topology, subscriptions, exchanges, recovery, later, saga, large, publication, platform
     )

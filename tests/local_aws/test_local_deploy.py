@@ -114,14 +114,15 @@ def test_the_topic_and_its_delivery_log_groups_exist_in_the_publisher_account(
     ("account", "event_sources"),
     [
         # Inbound: Sales' and Shipping's ingress queues; outbound: the shadows of Billing and its
-        # delay queue, and of the error queue (failed messages are never delayed).
-        ("Sales", [2, 3]),
+        # delay queue, and of ServiceControl's four queues (what goes there is never delayed).
+        ("Sales", [2, 6]),
         # Inbound: Billing's ingress queue; outbound: the shadows of Shipping and Sales and of
-        # their delay queues (replies may be delayed), and of the error queue.
-        ("Billing", [1, 5]),
-        # Inbound: the error queue's ingress queue; outbound: ServiceControl's retries to
-        # Sales, Shipping and Billing (it sends nothing delayed).
-        ("Ops", [1, 3]),
+        # their delay queues (replies may be delayed), and of ServiceControl's four queues.
+        ("Billing", [1, 8]),
+        # Inbound: the ingress queues of error, audit, Particular-ServiceControl and
+        # Particular-Monitoring; outbound: ServiceControl's retries to Sales, Shipping and
+        # Billing (it sends nothing delayed).
+        ("Ops", [3, 4]),
     ],
 )
 def test_each_account_of_the_bridge_runs_an_outbound_and_an_inbound_relay(
