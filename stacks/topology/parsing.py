@@ -523,6 +523,16 @@ def _check_reachability(check: FieldChecker, topology: Topology) -> None:
             )
     for route in topology.routes:
         _check_fifo(check, topology, route)
+    service_control = topology.platform_queue(PlatformQueueKind.SERVICE_CONTROL)
+    if service_control is not None and service_control.account != topology.error_queue.account:
+        # ServiceControl's primary instance reads its own queue and the error queue with one
+        # transport connection, which resolves both by name in one account.
+        check.fail(
+            f"{PlatformQueueKind.SERVICE_CONTROL.path}.account",
+            f"is {service_control.account!r} but the error queue is in "
+            f"{topology.error_queue.account!r}: ServiceControl's primary instance reads both "
+            "queues through one connection, in one account. Put them in the same account",
+        )
     for kind in PlatformQueueKind:
         queue = topology.platform_queue(kind)
         if queue is not None and queue.fifo:
