@@ -21,6 +21,25 @@ invocation, so queue set-up and reading the messages back are not slowed.
 
 Each variant runs in its own interpreter (the two packages share one name) with the runtime
 package on ``PYTHONPATH``: the baseline is ``git archive``'d into a temporary directory.
+
+``--slow-calls`` runs instead the scenario of a large batch and slow calls: a standard shadow
+queue holding :data:`SLOW_MESSAGES` messages, with a redrive policy of ``maxReceiveCount``
+:data:`SLOW_MAX_RECEIVE_COUNT` to its dead-letter queue, read :data:`SLOW_BATCH` at a time as
+Lambda's event source mapping reads it (a failed message is visible again at once, as after its
+visibility timeout; the queue and its redrive are simulated in process, since moto's
+``ReceiveMessage`` slows with every message the queue holds), the relay's sends going to moto,
+every ``SendMessageBatch`` taking :data:`SLOW_CALL_SECONDS`. The time is
+simulated: the ``before-send`` hook adds the call's seconds to a clock instead of sleeping, and
+the function's remaining time (Lambda's ``get_remaining_time_in_millis``) counts from that clock,
+so the scenario runs in a few minutes. It reports, per variant, where the messages ended: the
+ingress queue, the dead-letter queue by the relay's own send with its ``Relay.Rejection``
+(tried, with the reason) or moved by the redrive policy (without a reason: never tried, or
+failed without the relay knowing it was the last receive), as shares of the messages, and the
+invocations it took. Variants: ``before`` (the runtime at
+:data:`SLOW_BASELINE_REVISION`, a 60 s function timeout), ``after, 60 s`` (this tree, the
+route naming the queue's ``maxReceiveCount``, the same timeout) and ``after, sized`` (this tree
+with the timeout a batch of :data:`SLOW_BATCH` gets, ``--sized-timeout``, Lambda's maximum by
+default: the constructs derive it from the batch size).
 """
 
 from __future__ import annotations
@@ -47,15 +66,44 @@ REPEATS: Final = 5
 CASES: Final = (("standard", 10, 1), ("standard", 100, 1), ("fifo", 10, 2))
 """(queue kind, messages per invocation, message groups)."""
 SALES, BILLING, REGION = "111111111111", "222222222222", "us-east-1"
+SLOW_BASELINE_REVISION: Final = "bdb2be7"
+"""The revision before the relay sent the most received messages first."""
+SLOW_MESSAGES: Final = 2_000
+SLOW_BATCH: Final = 1_000
+SLOW_CALL_SECONDS: Final = 4.0
+SLOW_MAX_RECEIVE_COUNT: Final = 10
+SLOW_FIXED_TIMEOUT_SECONDS: Final = 60
+LAMBDA_MAXIMUM_TIMEOUT_SECONDS: Final = 900
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--worker", choices=("batched", "today"), help=argparse.SUPPRESS)
+    parser.add_argument("--slow-calls", action="store_true", help="the slow-call scenario only")
+    parser.add_argument(
+        "--sized-timeout",
+        type=int,
+        default=LAMBDA_MAXIMUM_TIMEOUT_SECONDS,
+        help="the function timeout of the 'after, sized' variant, in seconds",
+    )
+    parser.add_argument("--worker", choices=("batched", "today", "slow"), help=argparse.SUPPRESS)
     parser.add_argument("--endpoint", help=argparse.SUPPRESS)
+    parser.add_argument("--timeout", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--route-max-receive-count", action="store_true", help=argparse.SUPPRESS)
     arguments = parser.parse_args()
+    if arguments.worker == "slow":
+        print(
+            json.dumps(
+                _slow_worker(
+                    arguments.endpoint, arguments.timeout, arguments.route_max_receive_count
+                )
+            )
+        )
+        return
     if arguments.worker:
         print(json.dumps(_worker(arguments.endpoint)))
+        return
+    if arguments.slow_calls:
+        print(json.dumps(_orchestrate_slow_calls(arguments.sized_timeout), indent=2))
         return
     print(json.dumps(_orchestrate(), indent=2))
 
@@ -110,7 +158,54 @@ def _orchestrate() -> dict[str, Any]:
     }
 
 
-def _run_worker(variant: str, runtime: Path, endpoint: str) -> dict[str, Any]:
+def _orchestrate_slow_calls(sized_timeout: int) -> dict[str, Any]:
+    sys.path.insert(0, str(REPOSITORY))
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(REPOSITORY), os.environ.get("PYTHONPATH", "")) if p
+    )
+    import bench_support  # noqa: PLC0415 (beside this file)
+
+    from local_aws.moto_server import MotoServer  # noqa: PLC0415
+
+    with tempfile.TemporaryDirectory() as scratch:
+        baseline = Path(scratch) / "baseline"
+        archive = subprocess.run(
+            ["git", "archive", SLOW_BASELINE_REVISION, "runtime"],
+            cwd=REPOSITORY,
+            check=True,
+            capture_output=True,
+        ).stdout
+        with tarfile.open(fileobj=BytesIO(archive)) as tar:
+            tar.extractall(baseline, filter="data")
+        variants = {
+            "before": (baseline / "runtime", SLOW_FIXED_TIMEOUT_SECONDS, False),
+            "after, 60 s": (REPOSITORY / "runtime", SLOW_FIXED_TIMEOUT_SECONDS, True),
+            "after, sized": (REPOSITORY / "runtime", sized_timeout, True),
+        }
+        results = {}
+        with MotoServer(Path(scratch) / "moto.log") as server:
+            for name, (runtime, timeout, route_count) in variants.items():
+                extra = ["--timeout", str(timeout)]
+                if route_count:
+                    extra.append("--route-max-receive-count")
+                results[name] = {
+                    "function_timeout_seconds": timeout,
+                    **_run_worker("slow", runtime, server.endpoint_url, extra),
+                }
+    return {
+        "messages": SLOW_MESSAGES,
+        "batch_size": SLOW_BATCH,
+        "seconds_per_call": SLOW_CALL_SECONDS,
+        "max_receive_count": SLOW_MAX_RECEIVE_COUNT,
+        "baseline_revision": SLOW_BASELINE_REVISION,
+        "variants": results,
+        "machine": bench_support.machine(),
+    }
+
+
+def _run_worker(
+    variant: str, runtime: Path, endpoint: str, extra: list[str] | None = None
+) -> dict[str, Any]:
     environment = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(runtime), str(REPOSITORY)]),
@@ -123,7 +218,7 @@ def _run_worker(variant: str, runtime: Path, endpoint: str) -> dict[str, Any]:
         "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent",
     }
     done = subprocess.run(
-        [sys.executable, __file__, "--worker", variant, "--endpoint", endpoint],
+        [sys.executable, __file__, "--worker", variant, "--endpoint", endpoint, *(extra or [])],
         env=environment,
         check=True,
         capture_output=True,
@@ -201,6 +296,175 @@ def _worker(endpoint: str) -> dict[str, Any]:
                 "messages_per_second": round(size / statistics.median(seconds), 1),
             }
     return results
+
+
+class _SimulatedClock:
+    """Seconds since the invocation started: real time, plus what the slow calls added."""
+
+    def __init__(self) -> None:
+        self.started = time.perf_counter()
+        self.added = 0.0
+
+    def restart(self) -> None:
+        self.started = time.perf_counter()
+        self.added = 0.0
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.started + self.added
+
+
+class _SlowCalls:
+    """``before-send`` hook: every ``SendMessageBatch`` takes :data:`SLOW_CALL_SECONDS` of the
+    simulated clock."""
+
+    def __init__(self, clock: _SimulatedClock) -> None:
+        self.clock = clock
+        self.calls = 0
+
+    def __call__(self, event_name: str, **_: Any) -> None:
+        if event_name.endswith(".SendMessageBatch"):
+            self.calls += 1
+            self.clock.added += SLOW_CALL_SECONDS
+
+
+class _Context:
+    """The part of Lambda's context the relay reads, timed by the simulated clock."""
+
+    aws_request_id = "bench"
+
+    def __init__(self, clock: _SimulatedClock, timeout: int) -> None:
+        self.clock = clock
+        self.timeout = timeout
+
+    def get_remaining_time_in_millis(self) -> int:
+        return int((self.timeout - self.clock.elapsed()) * 1000)
+
+
+def _slow_worker(endpoint: str, timeout: int, route_max_receive_count: bool) -> dict[str, Any]:
+    """In the variant's interpreter: the slow-call scenario, until the shadow queue is empty."""
+    import boto3  # noqa: PLC0415
+
+    from cross_account_runtime.common.json_log import JsonLogger  # noqa: PLC0415
+    from cross_account_runtime.relay.batch import Relay  # noqa: PLC0415
+    from cross_account_runtime.relay.config import RelayConfig  # noqa: PLC0415
+    from local_aws.accounts import route_sqs_by_queue_url  # noqa: PLC0415
+
+    session = boto3.session.Session()
+    session.events.register("before-sign.sqs", route_sqs_by_queue_url)
+    boto3.DEFAULT_SESSION = session
+    sqs = {account: _client(session, endpoint, account) for account in (SALES, BILLING)}
+    clock = _SimulatedClock()
+    slow = _SlowCalls(clock)
+    session.events.register("before-send.sqs", slow)
+    name = f"Billing{uuid.uuid4().hex[:8]}"
+    dead_letter = sqs[SALES].create_queue(QueueName=f"{name}-dlq")["QueueUrl"]
+    ingress = sqs[BILLING].create_queue(QueueName=f"{name}-ingress")["QueueUrl"]
+    shadow = _SimulatedShadow(f"arn:aws:sqs:{REGION}:{SALES}:{name}", SLOW_MESSAGES)
+    route: dict[str, object] = {
+        "destination": f"arn:aws:sqs:{REGION}:{BILLING}:{name}-ingress",
+        "deadLetterQueue": f"arn:aws:sqs:{REGION}:{SALES}:{name}-dlq",
+    }
+    if route_max_receive_count:
+        route["maxReceiveCount"] = SLOW_MAX_RECEIVE_COUNT
+    config = RelayConfig.from_environment(
+        {
+            "RELAY_DIRECTION": "outbound",
+            "RELAY_ROUTES": json.dumps({shadow.arn: route}),
+            "RELAY_LOCAL_ENDPOINTS": json.dumps(["Sales"]),
+        }
+    )
+    invocations = 0
+    with open(os.devnull, "w") as sink:
+        relay = Relay(config, logger=JsonLogger("bench", stream=sink))
+        while records := shadow.receive(SLOW_BATCH):
+            invocations += 1
+            clock.restart()
+            response = relay({"Records": records}, _Context(clock, timeout))
+            shadow.settle(
+                records, {item["itemIdentifier"] for item in response["batchItemFailures"]}
+            )
+    relay_dead_lettered = _count(sqs[SALES], dead_letter)
+    return {
+        "invocations": invocations,
+        "send_requests": slow.calls,
+        "delivered": _count(sqs[BILLING], ingress),
+        "dead_lettered_by_the_relay_with_reason": relay_dead_lettered,
+        "moved_by_redrive_without_reason": shadow.redriven,
+        "dead_letter_share": round((relay_dead_lettered + shadow.redriven) / SLOW_MESSAGES, 3),
+        "redriven_share": round(shadow.redriven / SLOW_MESSAGES, 3),
+    }
+
+
+class _SimulatedShadow:
+    """A standard shadow queue as the event source mapping reads it, with a redrive policy of
+    :data:`SLOW_MAX_RECEIVE_COUNT`. In process: moto's ``ReceiveMessage`` takes about a
+    millisecond per message the queue holds (two seconds a call at 2,000 messages). A receive
+    takes the visible messages in order; one already received ``maxReceiveCount`` times is
+    moved to the dead-letter queue instead, as SQS moves it. A failed message is visible again
+    at once (its visibility timeout passed), behind the others."""
+
+    def __init__(self, arn: str, count: int) -> None:
+        self.arn = arn
+        self.waiting: list[dict[str, Any]] = [
+            {"messageId": str(uuid.uuid4()), "body": _request_body(), "count": 0}
+            for _ in range(count)
+        ]
+        self.redriven = 0
+
+    def receive(self, size: int) -> list[dict[str, Any]]:
+        records: list[dict[str, Any]] = []
+        while self.waiting and len(records) < size:
+            message = self.waiting.pop(0)
+            if message["count"] >= SLOW_MAX_RECEIVE_COUNT:
+                self.redriven += 1
+                continue
+            message["count"] += 1
+            records.append(self._record(message))
+        return records
+
+    def settle(self, records: list[dict[str, Any]], failed: set[str]) -> None:
+        for record in records:
+            if record["messageId"] in failed:
+                count = int(record["attributes"]["ApproximateReceiveCount"])
+                self.waiting.append(
+                    {"messageId": record["messageId"], "body": record["body"], "count": count}
+                )
+
+    def _record(self, message: dict[str, Any]) -> dict[str, Any]:
+        sent = str(int(time.time() * 1000))
+        return {
+            "messageId": message["messageId"],
+            "receiptHandle": uuid.uuid4().hex,
+            "body": message["body"],
+            "attributes": {
+                "ApproximateReceiveCount": str(message["count"]),
+                "SentTimestamp": sent,
+                "SenderId": "AIDAIENQZJOLO23YVJ4VO",
+                "ApproximateFirstReceiveTimestamp": sent,
+            },
+            "messageAttributes": {},
+            "md5OfBody": "",
+            "eventSource": "aws:sqs",
+            "eventSourceARN": self.arn,
+            "awsRegion": REGION,
+        }
+
+
+def _request_body() -> str:
+    headers = {
+        "NServiceBus.MessageId": str(uuid.uuid4()),
+        "NServiceBus.MessageIntent": "Send",
+        "NServiceBus.ReplyToAddress": "Sales",
+        "NServiceBus.EnclosedMessageTypes": "Billing.Messages.BillOrder",
+    }
+    return json.dumps({"Headers": headers, "Body": "eyJPcmRlcklkIjo0Mn0=", "S3BodyKey": None})
+
+
+def _count(sqs: Any, url: str) -> int:
+    attributes = sqs.get_queue_attributes(
+        QueueUrl=url, AttributeNames=["ApproximateNumberOfMessages"]
+    )["Attributes"]
+    return int(attributes["ApproximateNumberOfMessages"])
 
 
 def _client(session: Any, endpoint: str, account: str) -> Any:

@@ -143,15 +143,19 @@ def try_from_base64(text: str) -> bytes | None:
     if text and text[0] not in _BASE64_FIRST:
         # Neither a skipped character nor a digit: a JSON or text body fails at once.
         return None
-    compact = text.translate(_BASE64_SKIPPED)
-    if len(compact) % 4:
+    skipped = " " in text or "\n" in text or "\r" in text or "\t" in text
+    compact = text.translate(_BASE64_SKIPPED) if skipped else text
+    if len(compact) % 4 or not compact.isascii():
         return None
-    data = compact.rstrip("=")
-    if len(compact) - len(data) > 2 or not _BASE64_ALPHABET.issuperset(data):
+    if len(compact) - len(compact.rstrip("=")) > 2:
         return None
     import binascii  # noqa: PLC0415 (only body decoding needs it)
 
-    return binascii.a2b_base64(compact)
+    try:
+        # Strict: only the alphabet, "=" only at the end; in C, where a set test is not.
+        return binascii.a2b_base64(compact, strict_mode=True)
+    except binascii.Error:
+        return None
 
 
 def utf8_bytes(text: str) -> bytes:

@@ -276,7 +276,7 @@ class Relay:
     def _make_call(self, call: PlannedCall, state: _Invocation) -> int:
         """One planned call: its sends not stopped by their FIFO group, if time allows; then
         the records whose send failed on their last receive go to their dead-letter queue.
-        Returns the number of calls made (0 to 2)."""
+        Returns the number of calls made."""
         records, request_id = state.records, state.request_id
         sends = []
         for send in call.sends:

@@ -458,25 +458,23 @@ def _message(
 ) -> tuple[str, SendAttributes, BodyUpload | None]:
     """The body and attributes to forward, in ``form`` with the header ``changes`` and the time
     left, and the upload to make first when the body had to move to S3."""
-    original = _send_attributes(record.get("messageAttributes"))
     if form != update.form:
         body, attributes = convert(
-            update, form, original, changes=changes, time_to_be_received=remaining_time
+            update,
+            form,
+            _send_attributes(record.get("messageAttributes")),
+            changes=changes,
+            time_to_be_received=remaining_time,
         )
     elif changes or remaining_time is not None:
         message: Mapping[str, Any] = update.write(changes, remaining_time)
-        body = message["body"]
-        # A wrapped message changes in its body only.
-        attributes = (
-            original
-            if update.form == "wrapped"
-            else _send_attributes(message.get("messageAttributes"))
-        )
+        body, attributes = message["body"], _send_attributes(message.get("messageAttributes"))
     else:
-        body, attributes = record["body"], original
+        body, attributes = record["body"], _send_attributes(record.get("messageAttributes"))
     size = message_size(body, attributes)
     if size <= MAX_MESSAGE_BYTES:
         return body, attributes, None
+    original = _send_attributes(record.get("messageAttributes"))
     added = size - message_size(record["body"], original)
     if route.body_bucket is None or update.s3_body_key:
         raise _RefusedError(DecisionKind.OVERSIZE, _oversize_reason(size, added, inbound=inbound))

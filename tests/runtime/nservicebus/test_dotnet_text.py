@@ -1,13 +1,16 @@
-"""``long.TryParse`` as .NET reads a number: what the delay attribute of a delay queue's message
-is worth to the delayed messages pump (failure counts as no delay)."""
+"""``long.TryParse`` as .NET reads a number (what the delay attribute of a delay queue's message
+is worth to the delayed messages pump; failure counts as no delay), and
+``Convert.TryFromBase64String`` (whether a receiver decodes a body)."""
 
 from __future__ import annotations
+
+import base64
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cross_account_runtime.nservicebus.dotnet_text import try_parse_int64
+from cross_account_runtime.nservicebus.dotnet_text import try_from_base64, try_parse_int64
 from local_aws.released_transport.dotnet_text import try_parse_integer
 
 INT64_MAX = 2**63 - 1
@@ -74,3 +77,41 @@ def test_it_agrees_with_the_models_int64_reading_where_no_nul_is_involved(text: 
 @given(st.integers(min_value=-INT64_MAX - 1, max_value=INT64_MAX))
 def test_every_long_reads_back(value: int) -> None:
     assert try_parse_int64(str(value)) == value
+
+
+def from_base64_as_stated(text: str) -> bytes | None:
+    """Convert.TryFromBase64String's rule, stated plainly: tab, line feed, carriage return and
+    space are skipped; the rest is the standard alphabet, a multiple of 4 long, with at most
+    two "=" and only at the end."""
+    compact = "".join(c for c in text if c not in "\t\n\r ")
+    data = compact.rstrip("=")
+    if len(compact) % 4 or len(compact) - len(data) > 2:
+        return None
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+    if any(c not in alphabet for c in data):
+        return None
+    return base64.b64decode(compact)
+
+
+@given(st.text(alphabet="ABab09+/= \t\n\rx\u00e9-_", max_size=16))
+def test_try_from_base64_follows_dotnets_rule(text: str) -> None:
+    assert try_from_base64(text) == from_base64_as_stated(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "decoded"),
+    [
+        ("abcd", b"i\xb7\x1d"),
+        ("Body Contents", base64.b64decode("BodyContents")),
+        ("ab cd", b"i\xb7\x1d"),
+        ("AB==", b"\x00"),
+        ("A===", None),
+        ("=AAA", None),
+        ("AB=C", None),
+        ("", b""),
+        ("{}", None),
+        ("ab\u00e9d", None),
+    ],
+)
+def test_try_from_base64_vectors(text: str, decoded: bytes | None) -> None:
+    assert try_from_base64(text) == decoded
