@@ -16,7 +16,6 @@ Facts: Microsoft's documentation of ``Char.IsLetterOrDigit``, ``Char.IsWhiteSpac
 from __future__ import annotations
 
 import base64
-import binascii
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -111,7 +110,7 @@ def try_from_base64(text: str) -> bytes | None:
         return None
     try:
         return base64.b64decode(compact, validate=True)
-    except binascii.Error:
+    except ValueError:  # binascii.Error, and non-ASCII text, which no base64 alphabet holds
         return None
 
 

@@ -189,6 +189,7 @@ def deploy_bridge(endpoint: str, *, forward_to: str = "Billing-ingress") -> Brid
                         **route(endpoint_queue.arn, ingress_dlq),
                         "receiver": "name",
                         "addressBook": "1",
+                        "form": "wrapped",
                     }
                 }
             ),
@@ -285,7 +286,7 @@ def test_the_warnings_a_relay_logs_are_named_by_its_function(moto_endpoint: str)
     record = json.loads(logged)
     assert (record["level"], record["outcome"], record["message_id"]) == (
         "WARNING",
-        "send_failed",
+        "destination_missing",
         message_id,
     )
 

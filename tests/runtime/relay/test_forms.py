@@ -85,21 +85,12 @@ def received_by_receiver(request: dict[str, Any]) -> tuple[Any, bytes, Any, byte
     extracted = extract_transport_message(
         as_boto3_message(request, RECEIVER_MESSAGE_ID), RECEIVER_MESSAGE_ID
     )
-    return view.headers, view.body_bytes(), extracted.headers, model_body(extracted, view)
-
-
-def model_body(extracted: Any, view: Any) -> bytes:
-    """The model's ``RetrieveBody``, but where its ``try_from_base64`` raises on non-ASCII text
-    that .NET's ``TryFromBase64String`` answers false for (the body is then read as UTF-8 text,
-    as the runtime's reader reads it)."""
-    try:
-        return retrieve_body(extracted, RECEIVER_MESSAGE_ID)
-    except ValueError as error:
-        if "ASCII" not in str(error):
-            raise
-    text = extracted.transport_message.body
-    assert not text.isascii()
-    return bytes(view.body_bytes())
+    return (
+        view.headers,
+        view.body_bytes(),
+        extracted.headers,
+        retrieve_body(extracted, RECEIVER_MESSAGE_ID),
+    )
 
 
 def without_time_to_be_received(headers: dict[str, Any]) -> dict[str, Any]:
