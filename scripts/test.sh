@@ -8,4 +8,6 @@ ruff format --check .
 echo "== mypy" >&2
 mypy
 echo "== pytest" >&2
-exec pytest "$@"
+# Two workers: the Spark tests and the tests on the deployed example, the two long groups, run
+# side by side (tests/conftest.py keeps each group, and each other module, on one worker).
+exec pytest -n 2 --dist loadgroup "$@"

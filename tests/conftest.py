@@ -1,5 +1,6 @@
 """Shared fixtures: the example topology, its synthesized assembly, the local AWS, and the
-run's one Spark session (starting one costs a JVM and ~10 s)."""
+run's one Spark session (starting one costs a JVM and ~10 s); and how the tests share out over
+parallel workers (``pytest -n 2 --dist loadgroup``, as ``scripts/test.sh`` runs them)."""
 
 from __future__ import annotations
 
@@ -64,3 +65,23 @@ def spark() -> Iterator[SparkSession]:
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+SPARK_GROUP = "spark"
+EXAMPLE_GROUP = "example-deployment"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Keep together, on one worker, what shares an expensive session fixture: every test that
+    needs the Spark session (a JVM each), and every test that needs the example deployed (a
+    deployment each); every other module stays whole on one worker, since its module-scoped
+    fixtures (a synthesized app, a deployment of its own) would otherwise be built twice."""
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if "spark" in fixtures:
+            group = SPARK_GROUP
+        elif "example_deployment" in fixtures:
+            group = EXAMPLE_GROUP
+        else:
+            group = item.nodeid.split("::", 1)[0]
+        item.add_marker(pytest.mark.xdist_group(group))
