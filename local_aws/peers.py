@@ -413,11 +413,14 @@ class Peers:
         )
 
     def _service_control_queues(self) -> int:
-        """One batch from each of ServiceControl's own queues: the primary instance's, the
-        audit queue and the monitoring queue (those declared)."""
+        """One batch from each of ServiceControl's own queues: the primary instance's (then a
+        tick of its heartbeat monitor), the audit queue and the monitoring queue (those
+        declared)."""
         received = 0
         if self.topology.platform_queue(PlatformQueueKind.SERVICE_CONTROL) is not None:
             received += len(self.service_control.process_instance_queue())
+            # The heartbeat monitor's timer (every 5 s in ServiceControl), once a round.
+            self.service_control.check_heartbeats()
         if self.audit is not None:
             received += len(self.audit.ingest())
         if self.monitoring is not None:

@@ -12,6 +12,7 @@ from local_aws.accounts import AccountCredentials
 from local_aws.conversation import Exchange
 from local_aws.platform_traffic import POISON_BODY, POISON_HEADERS, PlatformTraffic
 from local_aws.publication import MESSAGE_DRIVEN, SubscriptionOutcome
+from local_aws.released_transport.service_control_main import HeartbeatStatus
 from local_aws.traffic import LATER_DELAY, TrafficResult, conversation_pairs, run_traffic
 from stacks.app_builder import topology_from_context
 
@@ -227,7 +228,7 @@ def test_servicecontrol_sees_every_endpoints_heartbeat_custom_check_metrics_and_
     views = the_platform(traffic).views
     for name in ("Sales", "Shipping", "Billing"):
         view = views[name]
-        assert view.heartbeats, name
+        assert [b.status for b in view.heartbeats] == [HeartbeatStatus.ALIVE], name
         assert [c.has_failed for c in view.custom_checks] == [False], name
         assert view.metrics, name
     # The saga on Billing, started and completed by its timeout, audited to the audit queue.
