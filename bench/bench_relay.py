@@ -38,11 +38,9 @@ import json
 import os
 import subprocess
 import sys
-import tarfile
 import tempfile
 import timeit
 from collections.abc import Callable, Sequence
-from io import BytesIO
 from pathlib import Path
 from typing import Any, Final
 
@@ -110,17 +108,9 @@ def orchestrate(revision: str) -> dict[str, Any]:
     import bench_support  # noqa: PLC0415 (beside this file)
 
     with tempfile.TemporaryDirectory() as scratch:
-        baseline = Path(scratch) / "baseline"
-        archive = subprocess.run(
-            ["git", "archive", revision, "runtime"],
-            cwd=REPOSITORY,
-            check=True,
-            capture_output=True,
-        ).stdout
-        with tarfile.open(fileobj=BytesIO(archive)) as tar:
-            tar.extractall(baseline, filter="data")
+        baseline = bench_support.runtime_at(revision, Path(scratch) / "baseline")
         packages = {
-            "before": baseline / "runtime" / "cross_account_runtime",
+            "before": baseline / "cross_account_runtime",
             "after": REPOSITORY / "runtime" / "cross_account_runtime",
         }
         runs: dict[str, list[dict[str, dict[str, float]]]] = {"before": [], "after": []}
@@ -246,7 +236,6 @@ def batches() -> dict[str, tuple[Any, dict[str, Any]]]:
             "destination": "arn:aws:sqs:us-east-1:222222222222:Billing",
             "deadLetterQueue": "arn:aws:sqs:us-east-1:222222222222:Billing-ingress-dlq",
             "receiver": receiver,
-            "form": "wrapped",
         }
         if forms:
             route["form"] = form

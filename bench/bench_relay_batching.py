@@ -50,11 +50,9 @@ import os
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 import uuid
-from io import BytesIO
 from pathlib import Path
 from typing import Any, Final
 
@@ -108,27 +106,24 @@ def main() -> None:
     print(json.dumps(_orchestrate(), indent=2))
 
 
-def _orchestrate() -> dict[str, Any]:
+def _repository_on_path() -> None:
+    """Make the repository importable here and in moto's server process, which imports the
+    local AWS's models from it."""
     sys.path.insert(0, str(REPOSITORY))
-    # moto's server process imports the local AWS's models from the repository.
     os.environ["PYTHONPATH"] = os.pathsep.join(
         p for p in (str(REPOSITORY), os.environ.get("PYTHONPATH", "")) if p
     )
+
+
+def _orchestrate() -> dict[str, Any]:
+    _repository_on_path()
     import bench_support  # noqa: PLC0415 (beside this file)
 
     from local_aws.moto_server import MotoServer  # noqa: PLC0415
 
     with tempfile.TemporaryDirectory() as scratch:
-        baseline = Path(scratch) / "baseline"
-        archive = subprocess.run(
-            ["git", "archive", BASELINE_REVISION, "runtime"],
-            cwd=REPOSITORY,
-            check=True,
-            capture_output=True,
-        ).stdout
-        with tarfile.open(fileobj=BytesIO(archive)) as tar:
-            tar.extractall(baseline, filter="data")
-        paths = {"batched": REPOSITORY / "runtime", "today": baseline / "runtime"}
+        baseline = bench_support.runtime_at(BASELINE_REVISION, Path(scratch) / "baseline")
+        paths = {"batched": REPOSITORY / "runtime", "today": baseline}
         with MotoServer(Path(scratch) / "moto.log") as server:
             results = {
                 variant: _run_worker(variant, path, server.endpoint_url)
@@ -159,26 +154,15 @@ def _orchestrate() -> dict[str, Any]:
 
 
 def _orchestrate_slow_calls(sized_timeout: int) -> dict[str, Any]:
-    sys.path.insert(0, str(REPOSITORY))
-    os.environ["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(REPOSITORY), os.environ.get("PYTHONPATH", "")) if p
-    )
+    _repository_on_path()
     import bench_support  # noqa: PLC0415 (beside this file)
 
     from local_aws.moto_server import MotoServer  # noqa: PLC0415
 
     with tempfile.TemporaryDirectory() as scratch:
-        baseline = Path(scratch) / "baseline"
-        archive = subprocess.run(
-            ["git", "archive", SLOW_BASELINE_REVISION, "runtime"],
-            cwd=REPOSITORY,
-            check=True,
-            capture_output=True,
-        ).stdout
-        with tarfile.open(fileobj=BytesIO(archive)) as tar:
-            tar.extractall(baseline, filter="data")
+        baseline = bench_support.runtime_at(SLOW_BASELINE_REVISION, Path(scratch) / "baseline")
         variants = {
-            "before": (baseline / "runtime", SLOW_FIXED_TIMEOUT_SECONDS, False),
+            "before": (baseline, SLOW_FIXED_TIMEOUT_SECONDS, False),
             "after, 60 s": (REPOSITORY / "runtime", SLOW_FIXED_TIMEOUT_SECONDS, True),
             "after, sized": (REPOSITORY / "runtime", sized_timeout, True),
         }

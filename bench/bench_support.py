@@ -1,4 +1,5 @@
-"""What the benches share: cold-import timing of runtime modules, and the machine's identity.
+"""What the benches share: cold-import timing of runtime modules, the runtime package as an
+earlier revision had it, and the machine's identity.
 
 Import time is what a Lambda cold start pays, so it is measured in fresh interpreters on a copy
 of the runtime package as a function's code asset holds it (without the Spark job), in a
@@ -15,15 +16,30 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 from collections.abc import Mapping
+from io import BytesIO
 from pathlib import Path
 
 import cross_account_runtime
 
 RUNTIME_PACKAGE = Path(cross_account_runtime.__file__).resolve().parent
+REPOSITORY = RUNTIME_PACKAGE.parent.parent
 NOT_IN_FUNCTIONS = ("delivery_report", "__pycache__")
 """What a function's code asset leaves out of the runtime package (the Spark job runs on EMR)."""
+
+
+def runtime_at(revision: str, directory: Path) -> Path:
+    """The ``runtime`` folder as it was at git ``revision``, extracted (``git archive``) into
+    ``directory``: an earlier revision measured beside today's, in the same run, on the same
+    machine, each in its own interpreter."""
+    archive = subprocess.run(
+        ["git", "archive", revision, "runtime"], cwd=REPOSITORY, check=True, capture_output=True
+    ).stdout
+    with tarfile.open(fileobj=BytesIO(archive)) as tar:
+        tar.extractall(directory, filter="data")
+    return directory / "runtime"
 
 
 def import_milliseconds(
