@@ -59,7 +59,7 @@ from typing import Any, Final
 
 from local_aws.released_transport.deterministic_guid import make_id
 from local_aws.released_transport.dispatcher import MessageDispatcher
-from local_aws.released_transport.dotnet_time import Clock, from_wire_format, system_clock
+from local_aws.released_transport.dotnet_time import from_wire_format
 from local_aws.released_transport.endpoint import ProcessingOutcome
 from local_aws.released_transport.headers import (
     DELAYED_RETRIES,
@@ -80,7 +80,6 @@ from local_aws.released_transport.headers import (
     HeaderDict,
 )
 from local_aws.released_transport.input_pump import (
-    DEFAULT_WAIT_TIME_SECONDS,
     ErrorContext,
     ErrorHandleResult,
     InputQueuePump,
@@ -91,12 +90,12 @@ from local_aws.released_transport.naming import get_sqs_queue_name
 from local_aws.released_transport.outgoing import OutgoingMessage, TransportOperation
 from local_aws.released_transport.queue_cache import QueueCache
 from local_aws.released_transport.queue_creator import QueueCreator
-from local_aws.released_transport.s3_settings import S3Settings
 from local_aws.released_transport.service_control_main import (
     DEFAULT_HEARTBEAT_GRACE_PERIOD,
     InstanceQueueState,
     ServiceControlInstanceQueue,
 )
+from local_aws.released_transport.service_control_transport import InstanceTransportSettings
 
 DEFAULT_INSTANCE_NAME: Final = "Particular.ServiceControl"
 DEFAULT_ERROR_QUEUE: Final = "error"
@@ -146,26 +145,17 @@ class FailedImport:
     reason: str
 
 
-@dataclass(frozen=True)
-class ServiceControlSettings:
-    """The instance's transport-relevant settings. ``saga_audit_queue`` is what the audit
-    instance's connection details report as its ``SagaAuditQueue`` (its audit queue; ``None``:
-    the audit instance cannot be reached), ``heartbeat_grace_period`` is
+@dataclass(frozen=True, kw_only=True)
+class ServiceControlSettings(InstanceTransportSettings):
+    """The primary instance's settings beside its transport's. ``saga_audit_queue`` is what the
+    audit instance's connection details report as its ``SagaAuditQueue`` (its audit queue;
+    ``None``: the audit instance cannot be reached), ``heartbeat_grace_period`` is
     ``HeartbeatGracePeriod``."""
 
     instance_name: str = DEFAULT_INSTANCE_NAME
     error_queue: str = DEFAULT_ERROR_QUEUE
-    queue_name_prefix: str | None = None
-    wrap_outgoing_messages: bool = True
-    max_concurrency: int | None = None
-    wait_time_seconds: int = DEFAULT_WAIT_TIME_SECONDS
     saga_audit_queue: str | None = None
     heartbeat_grace_period: timedelta = DEFAULT_HEARTBEAT_GRACE_PERIOD
-    s3: S3Settings | None = None
-    """The connection string's ``S3BucketForLargeMessages`` and ``S3KeyPrefix``
-    (``SQSTransportCustomization.cs``): bodies over SQS's limit are read from and written to
-    that bucket, as any endpoint's with ``transport.S3``."""
-    clock: Clock = system_clock
 
 
 def unique_message_id(headers: Mapping[str, str | None]) -> str:

@@ -58,9 +58,7 @@ from local_aws.released_transport.deterministic_guid import make_id
 from local_aws.released_transport.dispatcher import MessageDispatcher
 from local_aws.released_transport.dotnet_guid import EMPTY_GUID, parse_guid
 from local_aws.released_transport.dotnet_time import (
-    Clock,
     from_wire_format,
-    system_clock,
     to_wire_format,
 )
 from local_aws.released_transport.headers import (
@@ -97,7 +95,6 @@ from local_aws.released_transport.headers import (
     HeaderDict,
 )
 from local_aws.released_transport.input_pump import (
-    DEFAULT_WAIT_TIME_SECONDS,
     ErrorContext,
     ErrorHandleResult,
     InputQueuePump,
@@ -108,7 +105,6 @@ from local_aws.released_transport.naming import get_sqs_queue_name
 from local_aws.released_transport.outgoing import OutgoingMessage, TransportOperation
 from local_aws.released_transport.queue_cache import QueueCache
 from local_aws.released_transport.queue_creator import QueueCreator
-from local_aws.released_transport.s3_settings import S3Settings
 from local_aws.released_transport.saga_audit import (
     COMPLETED,
     NEW,
@@ -120,6 +116,7 @@ from local_aws.released_transport.service_control_messages import (
     SagaChangeOutput,
     read_saga_updated_message,
 )
+from local_aws.released_transport.service_control_transport import InstanceTransportSettings
 
 DEFAULT_AUDIT_INSTANCE_NAME: Final = "Particular.ServiceControl.Audit"
 DEFAULT_AUDIT_QUEUE: Final = "audit"
@@ -127,22 +124,13 @@ IMPORT_FAILURES_BEFORE_GIVING_UP: Final = 3
 SCHEDULED_TASK_TYPE: Final = "NServiceBus.Scheduling.Messages.ScheduledTask"
 
 
-@dataclass(frozen=True)
-class AuditInstanceSettings:
-    """The audit instance's transport-relevant settings (``ServiceBus/AuditQueue``,
-    ``InstanceName``, the connection string's prefix and wrapping)."""
+@dataclass(frozen=True, kw_only=True)
+class AuditInstanceSettings(InstanceTransportSettings):
+    """The audit instance's settings beside its transport's (``InstanceName``,
+    ``ServiceBus/AuditQueue``)."""
 
     instance_name: str = DEFAULT_AUDIT_INSTANCE_NAME
     audit_queue: str = DEFAULT_AUDIT_QUEUE
-    queue_name_prefix: str | None = None
-    wrap_outgoing_messages: bool = True
-    max_concurrency: int | None = None
-    wait_time_seconds: int = DEFAULT_WAIT_TIME_SECONDS
-    s3: S3Settings | None = None
-    """The connection string's ``S3BucketForLargeMessages`` and ``S3KeyPrefix``
-    (``SQSTransportCustomization.cs``): bodies over SQS's limit are read from and written to
-    that bucket, as any endpoint's with ``transport.S3``."""
-    clock: Clock = system_clock
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from local_aws.released_transport.dotnet_time import Clock, system_clock
 from local_aws.released_transport.endpoint import (
     EndpointSettings,
     MessageHandlerContext,
@@ -56,7 +55,6 @@ from local_aws.released_transport.headers import (
     ORIGINATING_HOST_ID,
     HeaderDict,
 )
-from local_aws.released_transport.input_pump import DEFAULT_WAIT_TIME_SECONDS
 from local_aws.released_transport.metrics import (
     CRITICAL_TIME,
     ENDPOINT_METADATA_REPORT_TYPE,
@@ -70,11 +68,11 @@ from local_aws.released_transport.recoverability import (
     MessageDeserializationError,
     RecoverabilitySettings,
 )
-from local_aws.released_transport.s3_settings import S3Settings
 from local_aws.released_transport.service_control_messages import (
     ContractError,
     read_endpoint_metadata_report,
 )
+from local_aws.released_transport.service_control_transport import InstanceTransportSettings
 from local_aws.released_transport.topic_names import full_name
 
 DEFAULT_MONITORING_INSTANCE_NAME: Final = "Particular.Monitoring"
@@ -83,21 +81,13 @@ MONITORING_IMMEDIATE_RETRIES: Final = 3
 STORED_METRICS: Final = (PROCESSING_TIME, CRITICAL_TIME, RETRIES)
 
 
-@dataclass(frozen=True)
-class MonitoringSettings:
-    """The monitoring instance's transport-relevant settings."""
+@dataclass(frozen=True, kw_only=True)
+class MonitoringSettings(InstanceTransportSettings):
+    """The monitoring instance's settings beside its transport's (``InstanceName``, its error
+    queue)."""
 
     instance_name: str = DEFAULT_MONITORING_INSTANCE_NAME
     error_queue: str = DEFAULT_MONITORING_ERROR_QUEUE
-    queue_name_prefix: str | None = None
-    wrap_outgoing_messages: bool = True
-    max_concurrency: int | None = None
-    wait_time_seconds: int = DEFAULT_WAIT_TIME_SECONDS
-    s3: S3Settings | None = None
-    """The connection string's ``S3BucketForLargeMessages`` and ``S3KeyPrefix``
-    (``SQSTransportCustomization.cs``): bodies over SQS's limit are read from and written to
-    that bucket, as any endpoint's with ``transport.S3``."""
-    clock: Clock = system_clock
 
 
 @dataclass(frozen=True)
