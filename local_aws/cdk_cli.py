@@ -40,14 +40,16 @@ def run_cdk(
     endpoint_url: str,
     *,
     echo: Callable[[str], None] | None = None,
+    cwd: Path = ROOT,
 ) -> str:
-    """Run ``cdk <args>`` from the project root and return its output; raise on failure."""
+    """Run ``cdk <args>`` (from the project root, by default) and return its output; raise on
+    failure."""
     if not CDK_BIN.exists():
         raise CdkCliError(f"{CDK_BIN} is missing: run scripts/setup.sh (npm ci) first")
     command = [str(CDK_BIN), *args, "--no-notices"]
     process = subprocess.Popen(
         command,
-        cwd=ROOT,
+        cwd=cwd,
         env=cdk_environment(credentials, endpoint_url),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -73,15 +75,16 @@ def bootstrap(
     *,
     echo: Callable[[str], None] | None = None,
 ) -> str:
-    """``cdk bootstrap aws://<account>/<region>``.
+    """``cdk bootstrap aws://<account>/<region>``, run from an empty folder.
 
-    With a private ``--output``: run from the project root, the CLI would otherwise lock the
-    project's ``cdk.out`` and collide with any other CLI working in the same checkout.
+    Run from the project root, the CLI would synthesize the whole app first (``cdk.json``'s
+    ``app``), some 10 s a time, and lock the project's ``cdk.out``; the bootstrap needs nothing
+    of the app (``cdk.json`` sets no bootstrap qualifier), so the environment is all it gets.
     """
     environment = f"aws://{credentials.account_id}/{credentials.region}"
-    with tempfile.TemporaryDirectory(prefix="cdk-bootstrap-") as output:
+    with tempfile.TemporaryDirectory(prefix="cdk-bootstrap-") as folder:
         return run_cdk(
-            ["bootstrap", environment, "--output", output], credentials, endpoint_url, echo=echo
+            ["bootstrap", environment], credentials, endpoint_url, echo=echo, cwd=Path(folder)
         )
 
 

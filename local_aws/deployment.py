@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from local_aws import cdk_cli
@@ -20,7 +21,8 @@ def deploy_all(
     *,
     echo: Callable[[str], None] | None = None,
 ) -> dict[str, AccountCredentials]:
-    """Bootstrap each account that has a stack and deploy its stacks with the CDK CLI.
+    """Bootstrap each account that has a stack (all at once) and deploy its stacks with the
+    CDK CLI.
 
     The analytics stack goes first: the other accounts' subscription filters can only be
     created once its log destination admits them. The messaging stacks follow in
@@ -28,12 +30,19 @@ def deploy_all(
     result back.
     """
     analytics = topology.account(topology.analytics.account) if topology.analytics else None
-    deployed: dict[str, AccountCredentials] = {}
-    for account in topology.accounts:
-        if topology.owns_resources(account.name) or account == analytics:
-            credentials = create_account_credentials(endpoint_url, account.id, account.region)
-            cdk_cli.bootstrap(credentials, endpoint_url, echo=echo)
-            deployed[account.name] = credentials
+    deployed = {
+        account.name: create_account_credentials(endpoint_url, account.id, account.region)
+        for account in topology.accounts
+        if topology.owns_resources(account.name) or account == analytics
+    }
+    # The accounts' bootstraps are independent, and each spends most of its time in the CLI
+    # waiting for CloudFormation's events: run side by side, they take as long as one.
+    with ThreadPoolExecutor(max_workers=max(len(deployed), 1)) as pool:
+        for _ in pool.map(
+            lambda credentials: cdk_cli.bootstrap(credentials, endpoint_url, echo=echo),
+            deployed.values(),
+        ):
+            pass
     if analytics is not None:
         cdk_cli.deploy(
             analytics_stack_name(analytics),
