@@ -15,6 +15,7 @@ from stacks.topology.model import (
     Topology,
     TopologyError,
     relay_role_name,
+    relay_role_pattern,
 )
 from stacks.topology.parsing import load_topology, parse_topology
 from stacks.topology.topics import Topic, TopicSubscription
@@ -33,4 +34,5 @@ __all__ = [
     "load_topology",
     "parse_topology",
     "relay_role_name",
+    "relay_role_pattern",
 ]

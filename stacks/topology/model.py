@@ -346,6 +346,33 @@ class Topology:
         )
 
 
-def relay_role_name(account: Account, direction: RelayDirection) -> str:
-    """``messaging-relay-<direction>-<account name>``, at most 64 characters (IAM's limit)."""
-    return f"messaging-relay-{direction}-{account.name}"[:64]
+IAM_ROLE_NAME_MAX = 64
+"""IAM's limit on a role's name."""
+RELAY_ROLE_SUFFIX_MAX = 4
+"""Room kept for ``-<n>`` (up to ``-999``) after the name of an account's n-th relay role."""
+
+
+def relay_role_name(account: Account, direction: RelayDirection, n: int = 1) -> str:
+    """``messaging-relay-<direction>-<account name>`` for the relay of an account's first stack,
+    with ``-<n>`` for its n-th stack's (``n`` >= 2); at most 64 characters (IAM's limit), the
+    account's part shortened before the suffix where needed."""
+    if not 1 <= n <= 999:
+        raise ValueError(f"n: an account's relay stacks are numbered 1 to 999, got {n}")
+    base = _relay_role_base(account, direction)
+    if n == 1:
+        return base[:IAM_ROLE_NAME_MAX]
+    suffix = f"-{n}"
+    return f"{base[: IAM_ROLE_NAME_MAX - len(suffix)]}{suffix}"
+
+
+def relay_role_pattern(account: Account, direction: RelayDirection) -> str:
+    """The ARN pattern (``ArnLike`` on ``aws:PrincipalArn``) every relay role of the account in
+    that direction matches, whatever its stack: so that another account's policies admit the
+    relays without listing each, and without changing when the account gains a stack. It
+    matches nothing outside the account (its id is in the ARN)."""
+    prefix = _relay_role_base(account, direction)[: IAM_ROLE_NAME_MAX - RELAY_ROLE_SUFFIX_MAX]
+    return f"arn:{account.partition}:iam::{account.id}:role/{prefix}*"
+
+
+def _relay_role_base(account: Account, direction: RelayDirection) -> str:
+    return f"messaging-relay-{direction}-{account.name}"

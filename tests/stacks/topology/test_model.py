@@ -5,8 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from cross_account_runtime.relay.config import RelayDirection
-from stacks.topology import parse_topology
+from stacks.topology import (
+    Account,
+    parse_topology,
+    relay_role_name,
+    relay_role_pattern,
+)
 
 
 def test_same_account_senders_need_no_policy_grant(document: dict[str, Any]) -> None:
@@ -40,6 +47,32 @@ def test_topics_know_their_publishers_subscribers_and_arns(
     assert topology.queue_subscriptions(topology.endpoint("Sales")) == (
         (topic, topic.subscriptions[0]),
     )
+
+
+def test_an_accounts_relay_roles_are_numbered_per_stack_and_match_one_pattern() -> None:
+    short = Account("Sales", "111111111111", "us-east-1")
+    longest = Account("A" * 39, "222222222222", "cn-north-1")
+    for account in (short, longest):
+        pattern = relay_role_pattern(account, RelayDirection.OUTBOUND)
+        arn_prefix = pattern.removesuffix("*")
+        for n in (1, 2, 10, 999):
+            name = relay_role_name(account, RelayDirection.OUTBOUND, n)
+            assert len(name) <= 64
+            role = f"arn:{account.partition}:iam::{account.id}:role/{name}"
+            assert role.startswith(arn_prefix), (role, pattern)
+        inbound = relay_role_name(account, RelayDirection.INBOUND, 2)
+        assert not f"arn:{account.partition}:iam::{account.id}:role/{inbound}".startswith(
+            arn_prefix
+        )
+    assert relay_role_name(short, RelayDirection.OUTBOUND, 2) == "messaging-relay-outbound-Sales-2"
+    assert relay_role_pattern(short, RelayDirection.OUTBOUND) == (
+        "arn:aws:iam::111111111111:role/messaging-relay-outbound-Sales*"
+    )
+    assert relay_role_name(longest, RelayDirection.OUTBOUND, 12) == (
+        "messaging-relay-outbound-" + "A" * 36 + "-12"
+    )
+    with pytest.raises(ValueError, match="numbered 1 to 999"):
+        relay_role_name(short, RelayDirection.OUTBOUND, 1000)
 
 
 def test_relay_roles_have_names_other_accounts_can_admit_by_arn(
