@@ -1,99 +1,194 @@
-"""Synth time and the largest stack's resource count: the example, and 10 accounts x 50 endpoints.
+"""Synth time, CPU and peak memory by organization size, today's tree beside an earlier revision.
 
-Prints one JSON object. Each synth runs in a fresh process (as ``cdk synth`` does), so the
-figures include Python start-up, jsii's Node process and cdk-nag.
+``python bench/bench_synth.py [--sizes 3x50,10x200,30x500] [--baseline-revision REV]`` prints
+one JSON object. Each size is an organization built as ``topologies/org.json`` is
+(:func:`scale_topologies.organization`: ServiceControl's queues and the analytics in Ops, a
+ring of relay routes, a central endpoint, event topics subscribed across accounts, large
+messages), with that many accounts and about that many released endpoints.
+
+Each synth runs ``app.py`` in a fresh process, as ``cdk synth`` does, so the figures include
+Python's start-up, jsii's Node process and the gates that run inside synth (cdk-nag). Measured
+per synth: wall seconds, CPU seconds of the process and its children (jsii's Node process
+included), and peak memory: the largest sum of the resident set sizes of the process tree,
+sampled every 50 ms from ``/proc``. A synth that fails reports its seconds and its last line
+(an earlier revision refuses the larger sizes).
+
+The baseline runs from a git worktree of ``REV`` beside the cache, with this checkout's virtual
+environment: the same Python packages, the other revision's code.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import bench_support
+import scale_topologies
 
 ROOT = Path(__file__).resolve().parent.parent
-ACCOUNTS = 10
-ENDPOINTS_PER_ACCOUNT = 50
-ROUTES_PER_ENDPOINT = 3
+CACHE = ROOT / ".cache" / "bench" / "synth"
+BASELINE_REVISION: Final = "f3781b9"
+"""The revision before the organization-scale work (issue 25)."""
+DEFAULT_SIZES: Final = "3x50,10x200,30x500"
+SAMPLE_SECONDS: Final = 0.05
+GOAL_SECONDS: Final = 180
+GOAL_MEMORY_MB: Final = 2048
 
 
-def generated_topology() -> dict[str, Any]:
-    """10 accounts x 50 endpoints; each endpoint sends to three endpoints of other accounts."""
-    accounts = [
-        {"name": f"Account{a:02d}", "id": f"{100000000000 + a:012d}", "region": "eu-west-1"}
-        for a in range(ACCOUNTS)
-    ]
-    endpoints = [
-        {
-            "name": f"Service{a:02d}x{e:02d}",
-            "account": f"Account{a:02d}",
-            "queueNamePrefix": "prod-",
-        }
-        for a in range(ACCOUNTS)
-        for e in range(ENDPOINTS_PER_ACCOUNT)
-    ]
-    routes = [
-        {
-            "from": f"Service{a:02d}x{e:02d}",
-            "to": f"Service{(a + k) % ACCOUNTS:02d}x{(e * 7 + k) % ENDPOINTS_PER_ACCOUNT:02d}",
-        }
-        for a in range(ACCOUNTS)
-        for e in range(ENDPOINTS_PER_ACCOUNT)
-        for k in range(1, ROUTES_PER_ENDPOINT + 1)
-    ]
-    return {
-        "accounts": [*accounts, {"name": "Ops", "id": "999999999999", "region": "eu-west-1"}],
-        "endpoints": endpoints,
-        "errorQueue": {"name": "error", "account": "Ops"},
-        "routes": routes,
-    }
+def tree_rss_kb(root: int) -> int:
+    """The resident set sizes of ``root`` and its descendants, summed (kB)."""
+    parents: dict[int, int] = {}
+    rss: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status", encoding="utf-8") as status:
+                fields = dict(line.split(":", 1) for line in status if ":" in line)
+        except OSError:
+            continue
+        pid = int(entry)
+        parents[pid] = int(fields.get("PPid", "0").strip())
+        rss[pid] = int(fields.get("VmRSS", "0 kB").split()[0]) if "VmRSS" in fields else 0
+    tree = {root}
+    grew = True
+    while grew:
+        grew = False
+        for pid, parent in parents.items():
+            if parent in tree and pid not in tree:
+                tree.add(pid)
+                grew = True
+    return sum(rss.get(pid, 0) for pid in tree)
 
 
-def synth(topology_file: Path | None, outdir: Path) -> dict[str, Any]:
-    """Synthesize in a fresh process and measure wall time and per-stack resource counts."""
-    context = {"topology": str(topology_file)} if topology_file else {}
-    env = {
+def synth(tree: Path, topology_file: Path, outdir: Path) -> dict[str, Any]:
+    """``app.py`` of ``tree`` on ``topology_file``, measured."""
+    environment = {
         **os.environ,
         "CDK_OUTDIR": str(outdir),
-        "CDK_CONTEXT_JSON": json.dumps(context),
+        "CDK_CONTEXT_JSON": json.dumps({"topology": str(topology_file)}),
         "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20",
+        "PYTHONPATH": os.pathsep.join([str(tree), str(tree / "runtime")]),
     }
-    if not context:
-        env.pop("CDK_CONTEXT_JSON")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    subprocess.run([sys.executable, "app.py"], cwd=ROOT, env=env, check=True, capture_output=True)
+    process = subprocess.Popen(
+        [sys.executable, "app.py"],
+        cwd=tree,
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    peak = 0
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, tree_rss_kb(process.pid))
+            time.sleep(SAMPLE_SECONDS)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    output, _ = process.communicate()
+    done.set()
+    sampler.join()
     seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    figures: dict[str, Any] = {
+        "ok": process.returncode == 0,
+        "wall_s": round(seconds, 1),
+        "cpu_s": round(cpu, 1),
+        "peak_memory_mb": round(peak / 1024),
+    }
+    if process.returncode != 0:
+        lines = [line for line in output.splitlines() if line.strip()]
+        figures["failure"] = lines[-1][:300] if lines else f"exit {process.returncode}"
+        return figures
     counts = {
         path.name.removesuffix(".template.json"): len(json.loads(path.read_text())["Resources"])
         for path in outdir.glob("*.template.json")
     }
-    return {
-        "synth_seconds": round(seconds, 2),
-        "stacks": len(counts),
-        "largest_stack_resources": max(counts.values()),
-        "cloudformation_limit": 500,
-    }
+    figures["stacks"] = len(counts)
+    figures["largest_stack_resources"] = max(counts.values())
+    return figures
+
+
+def baseline_tree(revision: str) -> Path:
+    """A worktree of ``revision`` beside the cache, made once per commit."""
+    commit = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--verify", f"{revision}^{{commit}}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    tree = CACHE / f"baseline-{commit[:12]}"
+    if not (tree / "app.py").is_file():
+        subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "add", "--force", "--detach", str(tree), commit],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    return tree
+
+
+def sizes(text: str) -> list[tuple[int, int]]:
+    """``3x50,10x200`` as (accounts, endpoints) pairs."""
+    pairs = []
+    for item in text.split(","):
+        accounts, _, endpoints = item.partition("x")
+        pairs.append((int(accounts), int(endpoints)))
+    return pairs
 
 
 def main() -> None:
-    """Run both synths and print the figures."""
-    with tempfile.TemporaryDirectory() as tmp:
-        work = Path(tmp)
-        topology_file = work / "generated.json"
-        topology_file.write_text(json.dumps(generated_topology()))
-        result = {
-            "machine": bench_support.machine(),
-            "load_average_1m": round(os.getloadavg()[0], 2),
-            "example": synth(None, work / "example"),
-            "generated_10x50": synth(topology_file, work / "generated"),
-        }
-    print(json.dumps(result, indent=2))
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default=DEFAULT_SIZES, help=f"default {DEFAULT_SIZES}")
+    parser.add_argument("--baseline-revision", default=BASELINE_REVISION)
+    parser.add_argument("--no-baseline", action="store_true", help="measure today's tree only")
+    arguments = parser.parse_args()
+    try:
+        chosen = sizes(arguments.sizes)
+    except ValueError:
+        parser.error(f"--sizes: write accounts x endpoints, as {DEFAULT_SIZES}")
+    trees = {"today": ROOT}
+    if not arguments.no_baseline:
+        trees["baseline"] = baseline_tree(arguments.baseline_revision)
+    results: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        work = Path(scratch)
+        for accounts, endpoints in chosen:
+            document = scale_topologies.organization(accounts, endpoints)
+            topology_file = work / f"org-{accounts}x{endpoints}.json"
+            topology_file.write_text(json.dumps(document), encoding="utf-8")
+            label = f"{accounts} accounts, {len(document['endpoints'])} endpoints"
+            results[label] = {
+                name: synth(tree, topology_file, work / f"{name}-{accounts}x{endpoints}")
+                for name, tree in trees.items()
+            }
+    print(
+        json.dumps(
+            {
+                "machine": bench_support.machine(),
+                "baseline_revision": None if arguments.no_baseline else arguments.baseline_revision,
+                "goal": {"wall_s": GOAL_SECONDS, "peak_memory_mb": GOAL_MEMORY_MB},
+                "sizes": results,
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

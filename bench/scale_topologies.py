@@ -4,7 +4,7 @@ organization) and prints the names of the others, which :func:`topology` builds 
 
 The organization: 30 accounts (Ops and 29 teams' accounts of 17 released endpoints each, 493
 endpoints), ServiceControl's four queues and the analytics in Ops, every endpoint routed through
-the bridge to one endpoint of the next account (which replies), ten event topics each published
+the bridge to one endpoint of the next account (which replies), nine event topics each published
 in one account and subscribed natively by endpoints of three later accounts (no two accounts
 subscribe to each other's topics), one endpoint every other account's endpoints send to, and
 large messages on.
@@ -85,15 +85,21 @@ def platform_queues() -> dict[str, Any]:
     }
 
 
-def organization() -> dict[str, Any]:
-    """The organization of the module's docstring."""
-    teams, per_account = 29, 17
+def organization(account_count: int = 30, endpoint_count: int = 500) -> dict[str, Any]:
+    """The organization of the module's docstring with ``account_count`` accounts (Ops and the
+    teams') and about ``endpoint_count`` endpoints, spread evenly over the teams' accounts (the
+    default: 29 accounts of 17, 493 endpoints)."""
+    teams = account_count - 1
+    per_account = max(4, endpoint_count // teams)
     central = endpoint_name(1, 1)
     routes = ring_routes(teams, per_account)
     # Every other account's second endpoint also sends to one central endpoint.
     routes += [
         {"from": endpoint_name(a, 2), "to": central, "relay": True} for a in range(2, teams + 1)
     ]
+    # A topic in each of the first accounts, subscribed by three later ones: no two accounts
+    # subscribe to each other's topics.
+    publishing = max(1, min(10, teams // 3))
     topics = [
         {
             "eventType": f"Team{a:02d}.Events.Happened",
@@ -105,10 +111,11 @@ def organization() -> dict[str, Any]:
                     "protocol": "sqs",
                     "endpoint": endpoint_name(s, 4),
                 }
-                for s in (a + 10, a + 11, a + 12)
+                for s in range(a + publishing, a + publishing + 3)
+                if s <= teams
             ],
         }
-        for a in range(1, 11)
+        for a in range(1, publishing + 1)
     ]
     return {
         "accounts": accounts(teams),
