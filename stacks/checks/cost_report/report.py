@@ -209,8 +209,10 @@ def _relay_hops(stack: StackTemplate) -> list[RelayHop]:
     hops: list[RelayHop] = []
     for logical_id, props in stack.of_type("AWS::Lambda::EventSourceMapping"):
         source = stack.text(props.get("EventSourceArn", ""))
-        function_id = props.get("FunctionName", {}).get("Ref", "")
-        function = stack.resources.get(function_id, {})
+        named = props.get("FunctionName")
+        function = stack.resources.get(
+            named.get("Ref", "") if isinstance(named, Mapping) else "", {}
+        )
         if ":sqs:" not in source or function.get("Type") != "AWS::Lambda::Function":
             continue
         function_props = function.get("Properties", {})

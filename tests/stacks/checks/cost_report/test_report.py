@@ -147,4 +147,7 @@ def test_fifo_relay_sources_pay_fifo_requests(tmp_path: Path) -> None:
 def test_functions_that_are_no_relays_are_left_out(tmp_path: Path) -> None:
     other = relay("outbound")
     other["Resources"]["Role"]["Properties"]["RoleName"] = "react"
-    assert build_cost_report(write_assembly(tmp_path, {"A": other})).bridge.hops == {}
+    elsewhere = relay("outbound")
+    elsewhere["Resources"]["Source"]["Properties"]["FunctionName"] = "arn:aws:lambda:x"
+    assembly = write_assembly(tmp_path, {"A": other, "B": elsewhere})
+    assert build_cost_report(assembly).bridge.hops == {}
