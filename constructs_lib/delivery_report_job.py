@@ -10,7 +10,7 @@ the day from it, so a delayed or retried run still analyses the right day.
 
 from __future__ import annotations
 
-from aws_cdk import Duration, RemovalPolicy, Stack, TimeZone
+from aws_cdk import ArnFormat, Duration, RemovalPolicy, Stack, TimeZone
 from aws_cdk import aws_emrserverless as emrserverless
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_logs as logs
@@ -35,6 +35,24 @@ from constructs_lib.validation import require_range
 
 IDLE_TIMEOUT_RANGE_MINUTES = (1, 1440)
 """What EMR Serverless accepts for an application's auto-stop idle timeout."""
+
+
+def _log_groups_arn(stack: Stack) -> str:
+    """``arn:<partition>:logs:<region>:<account>:log-group:*``: every log group of the stack's
+    account and region, as CloudWatch Logs writes a log group's ARN (a colon before the name).
+
+    EMR Serverless calls ``DescribeLogGroups`` with the job role before a run to find the log
+    group the application names (its CloudWatch logging permissions:
+    https://docs.aws.amazon.com/emr/latest/EMR-Serverless-UserGuide/logging.html#jobs-log-storage-cw),
+    and IAM authorizes that call against log-group ARNs of this form: a ``log-group/*``
+    resource matches none, so the call would be denied.
+    """
+    return stack.format_arn(
+        service="logs",
+        resource="log-group",
+        resource_name="*",
+        arn_format=ArnFormat.COLON_RESOURCE_NAME,
+    )
 
 
 class DeliveryReportJob(Construct):
@@ -125,10 +143,7 @@ class DeliveryReportJob(Construct):
         self.package.grant_read(self.job_role)
         self.job_role.add_to_policy(
             iam.PolicyStatement(
-                actions=["logs:DescribeLogGroups"],
-                resources=[
-                    stack.format_arn(service="logs", resource="log-group", resource_name="*")
-                ],
+                actions=["logs:DescribeLogGroups"], resources=[_log_groups_arn(stack)]
             )
         )
         self.job_role.add_to_policy(
@@ -201,7 +216,7 @@ class DeliveryReportJob(Construct):
         )
         acknowledge(
             self.job_role,
-            f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:{stack.region}:{stack.account}:log-group/*]",
+            f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:{stack.region}:{stack.account}:log-group:*]",
             "EMR Serverless looks the job's log group up by name (DescribeLogGroups takes no "
             "single-group resource); writing is granted on the job's log group only.",
         )

@@ -1,36 +1,82 @@
-"""The synth gates: cdk-nag (AwsSolutions) at synth, cfn-lint on every template after.
+"""The synth gates: cdk-nag (AwsSolutions) at synth, then AWS's documented quotas and cfn-lint on
+every template.
 
-Both the test suite and the main job call these, so a template that would fail review never
-reaches a deployment.
+Both the test suite and the main job call these, so a template that would fail review, or that
+AWS would refuse where the local AWS does not, never reaches a deployment. Each refuses with one
+line per problem, never with the jsii trace a failed synth raises.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 from stacks.app_builder import build_app
+from stacks.checks.quotas import quota_problems
 from stacks.topology import Topology
 
 ROOT = Path(__file__).resolve().parents[2]
 CFN_LINT_CONFIG = ROOT / ".cfnlintrc.yaml"
 
 
+VALIDATION_ERROR = re.compile(r"^\s+\[(?P<path>[^\]]+)\] (?P<message>.+)$", re.MULTILINE)
+"""How aws-cdk-lib lists each construct validation's error in the error a failed synth raises
+(``Validation failed with the following errors:`` then ``  [<path>] <message>`` per error)."""
+
+
 class GateError(RuntimeError):
-    """A gate found problems; the message lists them."""
+    """A gate found problems; the message lists them, one per line."""
+
+    def __init__(self, gate: str, problems: list[str]) -> None:
+        self.problems = problems
+        count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
+        super().__init__(f"{gate} refused ({count}):\n" + "\n".join(problems))
 
 
 def synth(topology: Topology, outdir: Path) -> Path:
-    """Synthesize every account's stack with cdk-nag attached; raise on any finding."""
+    """Synthesize every account's stack with cdk-nag attached, then check every template
+    against AWS's quotas (:mod:`stacks.checks.quotas`); raise on any finding."""
     try:
         build_app(topology, outdir=str(outdir)).synth()
     except RuntimeError as error:
-        report = outdir / "validation-report.json"
-        details = report.read_text(encoding="utf-8") if report.exists() else str(error)
-        raise GateError(f"synth failed: {error}\n{details}") from error
+        problems = synth_problems(str(error), outdir / "validation-report.json")
+        if not problems:
+            raise
+        raise GateError("synth", problems) from None
+    require_within_quotas(outdir)
     return outdir
+
+
+def synth_problems(message: str, report: Path) -> list[str]:
+    """One line per problem a failed synth reported: each construct validation's error (a
+    quota's line as it is, others after their construct's path), then each cdk-nag finding
+    of the validation report (``<construct path>: <rule>: <description>``)."""
+    problems = [
+        found["message"]
+        if ".template.json: " in found["message"]
+        else f"{found['path']}: {found['message']}"
+        for found in VALIDATION_ERROR.finditer(message)
+    ]
+    if report.exists():
+        for plugin in json.loads(report.read_text(encoding="utf-8")).get("pluginReports", []):
+            for violation in plugin.get("violations", []):
+                problems += [
+                    f"{construct['constructPath']}: {violation['ruleName']}: "
+                    f"{violation['description']}"
+                    for construct in violation.get("violatingConstructs", [])
+                ]
+    return problems
+
+
+def require_within_quotas(assembly_dir: Path) -> None:
+    """Raise :class:`GateError` with a line per AWS quota a template of the assembly crosses
+    (``docs/quotas.md``)."""
+    problems = quota_problems(assembly_dir)
+    if problems:
+        raise GateError("quota gate", problems)
 
 
 def templates(assembly_dir: Path) -> list[Path]:
@@ -42,7 +88,7 @@ def cfn_lint(assembly_dir: Path) -> list[dict[str, object]]:
     """cfn-lint findings (errors, warnings and informational) for every template."""
     files = templates(assembly_dir)
     if not files:
-        raise GateError(f"{assembly_dir}: no templates to lint")
+        raise GateError("cfn-lint", [f"{assembly_dir}: no templates to lint"])
     result = subprocess.run(
         [
             str(Path(sys.executable).with_name("cfn-lint")),
@@ -58,7 +104,7 @@ def cfn_lint(assembly_dir: Path) -> list[dict[str, object]]:
         cwd=ROOT,
     )
     if result.returncode != 0 and not result.stdout.strip():
-        raise GateError(f"cfn-lint could not run: {result.stderr.strip()}")
+        raise GateError("cfn-lint", [f"could not run: {result.stderr.strip()}"])
     findings: list[dict[str, object]] = json.loads(result.stdout or "[]")
     return findings
 
@@ -71,4 +117,4 @@ def require_clean_cfn_lint(assembly_dir: Path) -> None:
             f"{f['Filename']}: {f['Rule']['Id']} {f['Message']}"  # type: ignore[index]
             for f in findings
         ]
-        raise GateError("cfn-lint findings:\n" + "\n".join(lines))
+        raise GateError("cfn-lint", lines)

@@ -1,8 +1,12 @@
-"""Fail synth, with a clear message, when a stack would exceed CloudFormation's resource limit.
+"""Fail synth, with the quota gate's one line, when a stack would exceed CloudFormation's
+resource limit.
 
 CloudFormation refuses a template with more than 500 resources only at deploy time, in one
 account, after the others may already have been updated; checking at synth stops the whole
-run before anything is deployed.
+run before anything is written. The number is the quota table's
+(:data:`stacks.checks.quotas.table.CLOUDFORMATION_RESOURCES`), and the refusal is the line the
+quota gate writes for the same template, which :func:`stacks.checks.gates.synth` passes on
+without the jsii trace.
 """
 
 from __future__ import annotations
@@ -11,7 +15,14 @@ import jsii
 from aws_cdk import CfnResource, Stack
 from constructs import IValidation
 
-CLOUDFORMATION_RESOURCE_LIMIT = 500
+from stacks.checks.quotas.measures import Measurement
+from stacks.checks.quotas.table import CLOUDFORMATION_OUTPUTS, CLOUDFORMATION_RESOURCES
+
+CLOUDFORMATION_RESOURCE_LIMIT = CLOUDFORMATION_RESOURCES.fixed
+"""Resources CloudFormation takes in one template: what an account's stacks are split by."""
+CLOUDFORMATION_OUTPUT_LIMIT = CLOUDFORMATION_OUTPUTS.fixed
+"""Outputs CloudFormation takes in one template: each queue adds its own, so they bound a
+stack's queues as well as its resources do."""
 
 
 def count_resources(stack: Stack) -> int:
@@ -33,11 +44,11 @@ class ResourceLimit:
 
     def validate(self) -> list[str]:
         """Return the error CDK reports at synth, or nothing."""
-        count = count_resources(self._stack)
-        if count <= self._limit:
-            return []
-        return [
-            f"stack {self._stack.stack_name} has {count} resources; CloudFormation allows "
-            f"{self._limit}. Split the account's endpoints across stacks or share one KMS key "
-            "per account (EndpointQueue's encryption_key) to cut four resources per endpoint."
-        ]
+        found = Measurement(
+            CLOUDFORMATION_RESOURCES,
+            self._stack.template_file,
+            self._stack.stack_name,
+            count_resources(self._stack),
+            self._limit,
+        )
+        return [found.problem()] if found.crosses else []

@@ -4,6 +4,7 @@ the subscription filters in the accounts with topics."""
 from __future__ import annotations
 
 import json
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
@@ -313,6 +314,21 @@ class TestReportJob:
         }
         assert any(r.endswith("/delivery-logs/*") for r in reads)
         assert not any(r.endswith("/delivery-logs-errors/*") for r in reads)
+
+    def test_the_job_may_find_log_groups_by_their_arn_and_write_only_its_own(
+        self, analytics: dict[str, Any]
+    ) -> None:
+        """EMR Serverless looks the application's log group up with DescribeLogGroups, which
+        IAM authorizes against ``arn:aws:logs:<region>:<account>:log-group:<name>``."""
+        job = statements(analytics, "ReportJobJobRole")
+        (describe,) = [s for s in job if s["Action"] == "logs:DescribeLogGroups"]
+        found = text(describe["Resource"])
+        assert found == f"arn:aws:logs:us-east-1:{OPS}:log-group:*"
+        job_logs = f"arn:aws:logs:us-east-1:{OPS}:log-group:DeliveryLogs-Ops-ReportJobJobLogs"
+        assert fnmatchcase(job_logs, found)
+        assert not fnmatchcase(job_logs, f"arn:aws:logs:us-east-1:{OPS}:log-group/*")
+        (write,) = [s for s in job if "logs:PutLogEvents" in as_list(s["Action"])]
+        assert write["Resource"]["Fn::GetAtt"][0].startswith("ReportJobJobLogs")
 
     def test_the_schedule_runs_daily_over_the_previous_day(self, analytics: dict[str, Any]) -> None:
         schedule = one(analytics, "AWS::Scheduler::Schedule")

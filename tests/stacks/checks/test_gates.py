@@ -1,5 +1,6 @@
 """The gates pass the example app and catch what they are for: cdk-nag fails the synth of an
-insecure resource, cfn-lint reports a template CloudFormation would refuse."""
+insecure resource, the quota gate a template over an AWS quota, cfn-lint a template
+CloudFormation would refuse; each names every problem on a line of its own."""
 
 from __future__ import annotations
 
@@ -12,7 +13,15 @@ from aws_cdk import aws_sqs as sqs
 
 from stacks.app_builder import build_app
 from stacks.checks import gates
+from stacks.checks.quotas import quota_problems
 from stacks.topology import parse_topology
+from tests.stacks.checks.quotas.assemblies import (
+    policy,
+    resource,
+    resources,
+    statement,
+    write_assembly,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 pytestmark = pytest.mark.synth
@@ -29,11 +38,31 @@ def test_cdk_nag_fails_the_synth_of_an_insecure_queue(tmp_path: Path) -> None:
         outdir=str(tmp_path),
     )
     sqs.Queue(Stack(app, "Insecure"), "NoDlqNoTls")
-    with pytest.raises(RuntimeError, match="AwsSolutions-SQS4"):
+    with pytest.raises(RuntimeError, match="AwsSolutions-SQS4") as failed:
         app.synth()
-    report = (tmp_path / "validation-report.json").read_text()
-    assert "AwsSolutions-SQS3" in report
-    assert "AwsSolutions-SQS4" in report
+    problems = gates.synth_problems(str(failed.value), tmp_path / "validation-report.json")
+    assert [p.split(": ", 2)[:2] for p in problems] == [
+        ["Insecure/NoDlqNoTls/Resource", "AwsSolutions-SQS3"],
+        ["Insecure/NoDlqNoTls/Resource", "AwsSolutions-SQS4"],
+    ]
+
+
+def test_the_example_is_within_every_aws_quota(example_assembly: Path) -> None:
+    assert quota_problems(example_assembly) == []
+
+
+def test_the_quota_gate_refuses_with_a_line_per_problem(tmp_path: Path) -> None:
+    document = policy(*(statement(Sid=f"Grant{i}") for i in range(21)))
+    crowded = resources(Policy=resource("AWS::SQS::QueuePolicy", PolicyDocument=document))
+    write_assembly(tmp_path, {"Stack": crowded, "Stack2": crowded})
+    with pytest.raises(gates.GateError) as refused:
+        gates.require_within_quotas(tmp_path)
+    lines = str(refused.value).splitlines()
+    assert lines[0] == "quota gate refused (2 problems):"
+    assert [line.split(": ", 3)[:3] for line in lines[1:]] == [
+        ["Stack.template.json", "Policy", "SQS queue policy statements"],
+        ["Stack2.template.json", "Policy", "SQS queue policy statements"],
+    ]
 
 
 def test_cfn_lint_finds_nothing(example_assembly: Path) -> None:

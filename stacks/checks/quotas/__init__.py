@@ -1,0 +1,43 @@
+"""The quota gate: every synthesized template checked against each documented AWS quota the
+local AWS does not enforce (``docs/quotas.md``).
+
+:mod:`~stacks.checks.quotas.table` holds the numbers, their sources and how each is counted;
+:mod:`~stacks.checks.quotas.assembly` reads the templates and resolves their intrinsics;
+:mod:`~stacks.checks.quotas.measures` measures them. :func:`quota_problems` is what the synth
+gate (:func:`stacks.checks.gates.synth`) refuses with, one line per problem.
+"""
+
+from pathlib import Path
+
+from stacks.checks.quotas.assembly import QuotaGateError, StackTemplate, read_templates
+from stacks.checks.quotas.markdown import largest_uses, quotas_markdown, usage_line
+from stacks.checks.quotas.measures import Measurement, measure
+from stacks.checks.quotas.table import QUOTAS, Bound, Quota
+
+
+def measure_assembly(assembly_dir: str | Path) -> list[Measurement]:
+    """Every measurement of every quota in the cloud assembly in ``assembly_dir``."""
+    return measure(read_templates(assembly_dir))
+
+
+def quota_problems(assembly_dir: str | Path) -> list[str]:
+    """One line per quota the assembly's templates cross, in template order."""
+    crossing = [m for m in measure_assembly(assembly_dir) if m.crosses]
+    return [m.problem() for m in sorted(crossing, key=lambda m: (m.template, m.resource))]
+
+
+__all__ = [
+    "QUOTAS",
+    "Bound",
+    "Measurement",
+    "Quota",
+    "QuotaGateError",
+    "StackTemplate",
+    "largest_uses",
+    "measure",
+    "measure_assembly",
+    "quota_problems",
+    "quotas_markdown",
+    "read_templates",
+    "usage_line",
+]

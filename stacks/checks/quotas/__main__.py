@@ -1,0 +1,39 @@
+"""The largest use of each AWS quota in a cloud assembly, and the quotas it crosses.
+
+Run ``python -m stacks.checks.quotas cdk.out``: a line per quota (the value, AWS's number, the
+share and where); exit code 1 with the problems on standard error when a quota is crossed, 2
+when the directory is no cloud assembly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from stacks.checks.quotas import QuotaGateError, largest_uses, measure_assembly, usage_line
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print the largest use of each quota; report the crossed ones."""
+    parser = argparse.ArgumentParser(
+        prog="python -m stacks.checks.quotas",
+        description=__doc__.splitlines()[0] if __doc__ else None,
+    )
+    parser.add_argument("assembly", help="the cloud assembly directory (cdk.out)")
+    args = parser.parse_args(argv)
+    try:
+        measurements = measure_assembly(args.assembly)
+    except QuotaGateError as error:
+        print(f"quota gate: {error}", file=sys.stderr)
+        return 2
+    for measurement in largest_uses(measurements):
+        print(usage_line(measurement))
+    problems = [m.problem() for m in measurements if m.crosses]
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
