@@ -251,14 +251,11 @@ def _worker(endpoint: str) -> dict[str, Any]:
         for kind, size, groups in CASES:
             fifo = kind == "fifo"
             shadow, ingress, dead_letter = _queues(sqs, fifo)
-            config = RelayConfig.from_environment(
-                {
-                    "RELAY_DIRECTION": "outbound",
-                    "RELAY_ROUTES": json.dumps(
-                        {shadow[1]: {"destination": ingress[1], "deadLetterQueue": dead_letter}}
-                    ),
-                    "RELAY_LOCAL_ENDPOINTS": json.dumps(["Sales"]),
-                }
+            # The decoded configuration, which every revision's RelayConfig takes alike.
+            config = RelayConfig(
+                "outbound",
+                {shadow[1]: {"destination": ingress[1], "deadLetterQueue": dead_letter}},
+                ["Sales"],
             )
             relay = Relay(config, logger=JsonLogger("bench", stream=sink))
             seconds = []
@@ -350,13 +347,7 @@ def _slow_worker(endpoint: str, timeout: int, route_max_receive_count: bool) -> 
     }
     if route_max_receive_count:
         route["maxReceiveCount"] = SLOW_MAX_RECEIVE_COUNT
-    config = RelayConfig.from_environment(
-        {
-            "RELAY_DIRECTION": "outbound",
-            "RELAY_ROUTES": json.dumps({shadow.arn: route}),
-            "RELAY_LOCAL_ENDPOINTS": json.dumps(["Sales"]),
-        }
-    )
+    config = RelayConfig("outbound", {shadow.arn: route}, ["Sales"])
     invocations = 0
     with open(os.devnull, "w") as sink:
         relay = Relay(config, logger=JsonLogger("bench", stream=sink))

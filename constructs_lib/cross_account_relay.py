@@ -10,10 +10,13 @@ shadows and their own dead-letter queues, use a destination's key only if the ke
 queue's alias, and put bodies only into the routes' body buckets. Its function's timeout follows
 the batch size (:class:`~constructs_lib.relay_timing.RelayTiming`).
 
-Lambda allows a function 4 KB of environment, and an account that reaches many remote
-endpoints has many shadow queues, so the routes are spread over as many functions as their
-configuration needs (``Function``, ``Function2``, ...). They share the role, the log group
-(whose stream names carry the function name) and everything else; each reads its own queues.
+The routes, the local endpoints and the address books are written at synth into a file of the
+function's code asset (:data:`CONFIGURATION_FILE`), which the relay reads once per container:
+Lambda's 4 KB of environment would hold about eight routes, or one address book of some 300
+queues. So one function reads all of the relay's queues however many the account has, and only
+what CloudFormation fills in stays in the environment: the account and region the file's queue
+names belong to (``RELAY_HOME``) and the own body bucket (``RELAY_BODY_BUCKET``). Everything the
+file holds must therefore be known at synth; a token there is refused, naming the keyword.
 """
 
 from __future__ import annotations
@@ -22,19 +25,16 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from aws_cdk import Duration, Stack
+from aws_cdk import Duration, Stack, Token
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_lambda_event_sources as event_sources
 from aws_cdk import aws_logs as logs
+from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from constructs_lib._private.acknowledgments import acknowledge
-from constructs_lib._private.lambda_assets import runtime_code
-from constructs_lib._private.lambda_environment import (
-    LAMBDA_ENVIRONMENT_LIMIT_BYTES,
-    environment_size,
-)
+from constructs_lib._private.lambda_assets import relay_code
 from constructs_lib._private.lambda_function import role_with_own_logs, runtime_function
 from constructs_lib.defaults import (
     LOG_RETENTION,
@@ -47,13 +47,15 @@ from constructs_lib.endpoint_queue import IEndpointQueue
 from constructs_lib.message_body_bucket import BODY_KEY_ALIAS, WRITER_KEY_ACTIONS, MessageBodyBucket
 from constructs_lib.queue_naming import key_alias_name
 from constructs_lib.relay_timing import RelayTiming
-from cross_account_runtime.nservicebus.transport_address import parse_queue_arn
+from cross_account_runtime.nservicebus.transport_address import AddressError, parse_queue_arn
 from cross_account_runtime.relay.config import (
-    ENV_ADDRESS_BOOKS,
     ENV_BODY_BUCKET,
-    ENV_DIRECTION,
-    ENV_LOCAL_ENDPOINTS,
-    ENV_ROUTES,
+    ENV_CONFIGURATION,
+    ENV_HOME,
+    FILE_ADDRESS_BOOKS,
+    FILE_DIRECTION,
+    FILE_LOCAL_ENDPOINTS,
+    FILE_ROUTES,
     ROUTE_ADDRESS_BOOK,
     ROUTE_BODY_BUCKET,
     ROUTE_DEAD_LETTER_QUEUE,
@@ -79,6 +81,9 @@ __all__ = [
 SEND_KEY_ACTIONS = ("kms:GenerateDataKey", "kms:Decrypt")
 """What the relay needs on a destination's key (and its own queues' keys) to send."""
 RELAY_MEMORY_MB = 256
+CONFIGURATION_FILE = "relay-config.json"
+"""The relay's configuration in its code asset, beside the runtime package (``RELAY_CONFIGURATION``
+names it)."""
 
 
 @dataclass(frozen=True)
@@ -115,12 +120,12 @@ class RelayRoute:
     form: MessageForm | None = None
     forward_unreadable: bool = False
 
-    def configuration(self, address_book: str | None) -> dict[str, object]:
-        """The route's member of ``RELAY_ROUTES`` (tokens for the source's queues), naming its
-        ``address_book`` when it has one."""
+    def configuration(self, dead_letter_queue: str, address_book: str | None) -> dict[str, object]:
+        """The route's member of the file's ``routes``, with ``dead_letter_queue`` as the file
+        names it and its ``address_book`` when it has one."""
         member: dict[str, object] = {
             ROUTE_DESTINATION: self.destination_arn,
-            ROUTE_DEAD_LETTER_QUEUE: self.source.dead_letter_queue.queue_arn,
+            ROUTE_DEAD_LETTER_QUEUE: dead_letter_queue,
         }
         if self.delayed:
             member[ROUTE_DELAYED] = True
@@ -139,7 +144,7 @@ class RelayRoute:
         return member
 
     def address_book(self) -> dict[str, list[str]] | None:
-        """``reachable_queues`` as ``RELAY_ADDRESS_BOOKS`` holds them (queue names by account
+        """``reachable_queues`` as the file's ``addressBooks`` hold them (queue names by account
         and region), or ``None`` for a route that translates nothing."""
         if self.receiver is not ReceiverAddressing.NAME:
             return None
@@ -218,10 +223,16 @@ class CrossAccountRelay(Construct):
                 "names this account's bucket, which it only puts into: leave body_bucket out"
             )
         _check_batching(batch_size, max_batching_window)
+        for address in local_endpoints:
+            _known_at_synth(
+                address,
+                "local_endpoints",
+                "list the queue names as text (the values the endpoints' address headers carry)",
+            )
         timing = RelayTiming.for_batch(batch_size)
         for route in routes:
             _check_visibility(route, timing)
-            parse_queue_arn(route.destination_arn)
+            _check_known_at_synth(route)
             if route.reachable_queues and route.receiver is not ReceiverAddressing.NAME:
                 raise ValueError(
                     "routes: reachable_queues lists what a released endpoint (receiver="
@@ -259,34 +270,37 @@ class CrossAccountRelay(Construct):
             own_bucket = body_bucket.bucket_name
         if any(route.body_bucket is not None for route in routes):
             self._grant_body_puts(stack, routes)
-        functions = []
-        for index, shard in enumerate(_shards(direction, routes, local_endpoints, own_bucket)):
-            function = runtime_function(
-                self,
-                construct_id="Function" if index == 0 else f"Function{index + 1}",
-                role=self.role,
-                log_group=self.log_group,
-                handler="cross_account_runtime.relay.lambda_handler.handler",
-                code=runtime_code(),
-                memory_size=RELAY_MEMORY_MB,
-                timeout=timing.function_timeout,
-                environment=shard.environment(stack),
-            )
-            for route in shard.routes:
-                route.source.queue.grant_consume_messages(self.role)
-                fifo = bool(route.source.queue.fifo)
-                function.add_event_source(
-                    event_sources.SqsEventSource(
-                        route.source.queue,
-                        batch_size=min(batch_size, RELAY_FIFO_BATCH_SIZE) if fifo else batch_size,
-                        max_batching_window=None if fifo else max_batching_window,
-                        report_batch_item_failures=True,
-                    )
+        configuration = _configuration(stack, direction, routes, local_endpoints)
+        environment = {
+            ENV_CONFIGURATION: CONFIGURATION_FILE,
+            ENV_HOME: f"arn:{stack.partition}:sqs:{stack.region}:{stack.account}",
+        }
+        if own_bucket is not None:
+            environment[ENV_BODY_BUCKET] = own_bucket
+        self.function: lambda_.Function = runtime_function(
+            self,
+            role=self.role,
+            log_group=self.log_group,
+            handler="cross_account_runtime.relay.lambda_handler.handler",
+            code=relay_code(CONFIGURATION_FILE, configuration),
+            memory_size=RELAY_MEMORY_MB,
+            timeout=timing.function_timeout,
+            environment=environment,
+        )
+        """The relay's function: it reads every route's queue."""
+        self.configuration = configuration
+        """The configuration file's text, as the function's code asset holds it."""
+        for route in routes:
+            route.source.queue.grant_consume_messages(self.role)
+            fifo = bool(route.source.queue.fifo)
+            self.function.add_event_source(
+                event_sources.SqsEventSource(
+                    route.source.queue,
+                    batch_size=min(batch_size, RELAY_FIFO_BATCH_SIZE) if fifo else batch_size,
+                    max_batching_window=None if fifo else max_batching_window,
+                    report_batch_item_failures=True,
                 )
-            functions.append(function)
-        self.functions: tuple[lambda_.Function, ...] = tuple(functions)
-        """The relay's functions, one per share of the routes that fits Lambda's 4 KB of
-        environment (a single one unless the account reaches many queues)."""
+            )
 
     def _grant_routes(self, stack: Stack, routes: Sequence[RelayRoute]) -> None:
         """Send to the destinations, to the sources' own DLQs (refused messages go there with
@@ -389,74 +403,98 @@ class CrossAccountRelay(Construct):
             )
 
 
-@dataclass(frozen=True)
-class _Shard:
-    """The routes one function reads, with what its environment holds for them."""
-
-    direction: RelayDirection
-    routes: tuple[RelayRoute, ...]
-    local_endpoints: Sequence[str]
-    body_bucket: str | None = None
-
-    def environment(self, stack: Stack | None = None) -> dict[str, str]:
-        """The function's variables; with ``stack``, ``RELAY_ROUTES`` is the stack's JSON of
-        the source queues' tokens, without it plain JSON for counting."""
-        books: dict[str, dict[str, list[str]]] = {}
-        book_of: dict[int, str] = {}
-        for index, route in enumerate(self.routes):
-            book = route.address_book()
-            if book is None:
-                continue
-            name = next((n for n, known in books.items() if known == book), str(len(books) + 1))
-            books[name] = book
-            book_of[index] = name
-        routes = {
-            route.source.queue_arn: route.configuration(book_of.get(index))
-            for index, route in enumerate(self.routes)
-        }
-        environment = {
-            ENV_DIRECTION: self.direction.value,
-            ENV_ROUTES: json.dumps(routes) if stack is None else stack.to_json_string(routes),
-        }
-        if self.local_endpoints:
-            environment[ENV_LOCAL_ENDPOINTS] = json.dumps(sorted(set(self.local_endpoints)))
-        if books:
-            environment[ENV_ADDRESS_BOOKS] = json.dumps(books, sort_keys=True)
-        if self.body_bucket is not None:
-            environment[ENV_BODY_BUCKET] = self.body_bucket
-        return environment
-
-    def size(self) -> int:
-        return environment_size(self.environment())
-
-
-def _shards(
+def _configuration(
+    stack: Stack,
     direction: RelayDirection,
     routes: Sequence[RelayRoute],
     local_endpoints: Sequence[str],
-    body_bucket: str | None,
-) -> list[_Shard]:
-    """The routes in order, cut into as few functions as Lambda's environment limit allows."""
-    shards: list[_Shard] = []
-    current: tuple[RelayRoute, ...] = ()
+) -> str:
+    """The configuration file's text: compact JSON, keys sorted, so that the same routes always
+    give the same bytes (and the code asset the same hash: a synth that changes nothing
+    redeploys no function). Routes whose released endpoints reach the same queues share one
+    address book."""
+    books: dict[str, dict[str, list[str]]] = {}
+    members: dict[str, object] = {}
     for route in routes:
-        candidate = _Shard(direction, (*current, route), local_endpoints, body_bucket)
-        if candidate.size() <= LAMBDA_ENVIRONMENT_LIMIT_BYTES:
-            current = candidate.routes
-            continue
-        alone = _Shard(direction, (route,), local_endpoints, body_bucket)
-        if alone.size() > LAMBDA_ENVIRONMENT_LIMIT_BYTES:
-            raise ValueError(
-                f"routes: the route reading {route.source.queue.node.path} needs about "
-                f"{alone.size()} bytes of environment with the local endpoints and its address "
-                f"book ({len(route.reachable_queues)} reachable queues), over Lambda's "
-                f"{LAMBDA_ENVIRONMENT_LIMIT_BYTES}; make its endpoint ARN-aware (it then needs "
-                "no address book) or split the account's endpoints over more accounts"
+        source = _queue_reference(stack, route.source.queue, "the source queue", None)
+        dead_letter = _queue_reference(
+            stack, route.source.dead_letter_queue, "the dead-letter queue", source
+        )
+        book = route.address_book()
+        name = None
+        if book is not None:
+            name = next((n for n, known in books.items() if known == book), str(len(books) + 1))
+            books[name] = book
+        members[source] = route.configuration(dead_letter, name)
+    document: dict[str, object] = {FILE_DIRECTION: direction.value, FILE_ROUTES: members}
+    if local_endpoints:
+        document[FILE_LOCAL_ENDPOINTS] = sorted(set(local_endpoints))
+    if books:
+        document[FILE_ADDRESS_BOOKS] = books
+    return json.dumps(document, sort_keys=True, separators=(",", ":"))
+
+
+def _queue_reference(stack: Stack, queue: sqs.IQueue, what: str, source: str | None) -> str:
+    """How the file names ``queue``: by its ARN when synth knows it (an imported queue), else
+    by its name when it is a queue of the relay's own account and region (``RELAY_HOME``; a
+    dead-letter queue named beside a ``source`` named so too), which CloudFormation alone
+    would otherwise fill in."""
+    arn = queue.queue_arn
+    if not Token.is_unresolved(arn):
+        return arn
+    cfn_queue = queue.node.default_child
+    name = cfn_queue.queue_name if isinstance(cfn_queue, sqs.CfnQueue) else None
+    queue_stack = Stack.of(queue)
+    own = queue_stack is stack or (
+        not Token.is_unresolved(stack.account)
+        and not Token.is_unresolved(stack.region)
+        and (queue_stack.account, queue_stack.region) == (stack.account, stack.region)
+    )
+    beside = source is None or not source.startswith("arn:")
+    if isinstance(name, str) and not Token.is_unresolved(name) and own and beside:
+        return name
+    raise ValueError(
+        f"routes: {what} {queue.node.path} has no ARN known at synth and no name there in the "
+        "relay's own account and region; the relay's configuration file is written at synth: "
+        "create the queue with a queue_name in the relay's stack (EndpointQueue does), or "
+        "import it with EndpointQueue.from_queue_arn and its ARNs as text"
+    )
+
+
+def _check_known_at_synth(route: RelayRoute) -> None:
+    """What a route writes into the file (its destination, reachable queues and body bucket)
+    must be text at synth; the ARNs must read as queue ARNs."""
+    where = f"the route reading {route.source.queue.node.path}"
+    for member, arns in (
+        ("destination_arn", [route.destination_arn]),
+        ("reachable_queues", list(route.reachable_queues)),
+    ):
+        for arn in arns:
+            _known_at_synth(
+                arn,
+                f"routes: {member} of {where}",
+                "give the ARN as text (arn:<partition>:sqs:<region>:<account>:<queue name>), "
+                "computed from the account, region and queue name as the topology does",
             )
-        shards.append(_Shard(direction, current, local_endpoints, body_bucket))
-        current = (route,)
-    shards.append(_Shard(direction, current, local_endpoints, body_bucket))
-    return shards
+            try:
+                parse_queue_arn(arn)
+            except AddressError as error:
+                raise ValueError(f"routes: {member} of {where}: {error}") from None
+    if route.body_bucket is not None:
+        _known_at_synth(
+            route.body_bucket,
+            f"routes: body_bucket of {where}",
+            "give the bucket's name as text (MessageBodyBucket(bucket_name=...) fixes it)",
+        )
+
+
+def _known_at_synth(value: str, where: str, fix: str) -> None:
+    """Refuse a value CloudFormation would fill in where the file needs text."""
+    if Token.is_unresolved(value):
+        raise ValueError(
+            f"{where} is a CloudFormation token, which the relay's configuration file, written "
+            f"at synth, cannot hold; {fix}"
+        )
 
 
 def _check_visibility(route: RelayRoute, timing: RelayTiming) -> None:

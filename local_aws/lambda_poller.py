@@ -11,7 +11,12 @@ How a call here matches a call in Lambda:
   container: module-level state (the relay caches its configuration and its SQS clients on
   the first invocation) belongs to one function and survives between its invocations;
 - the function's environment variables, and the ones Lambda sets (region, function name, the
-  credentials of the function's account), are applied for the call and restored afterwards;
+  credentials of the function's account, ``LAMBDA_TASK_ROOT``), are applied for the call and
+  restored afterwards;
+- the function's deployed code is unpacked once per function, as Lambda unpacks it into
+  ``/var/task``, into a folder of the poller's that ``LAMBDA_TASK_ROOT`` names: the handler's
+  modules run from this project's runtime package, but the files shipped beside them (the
+  relay's configuration) are read from what was deployed;
 - the handler's boto3 clients reach moto, as the function's account; an SQS call naming a
   queue URL of another account is addressed to that account (moto keeps one state per account
   and does not route cross-account calls by itself, see :mod:`local_aws.accounts`);
@@ -37,9 +42,12 @@ import io
 import json
 import os
 import sys
+import tempfile
 import uuid
+import zipfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -48,6 +56,7 @@ import boto3
 import cross_account_runtime
 from cross_account_runtime.nservicebus.transport_address import parse_queue_arn
 from local_aws.accounts import AccountCredentials, routed_session
+from local_aws.moto_lambda_code import download_code
 
 RUNTIME_PACKAGE = cross_account_runtime.__name__
 MAX_WARNING_LINES = 10
@@ -346,6 +355,9 @@ class LambdaPoller:
         self._clients: dict[tuple[str, str], Any] = {}
         self._handlers: dict[str, Handler] = {}
         self._mappings: tuple[SqsMapping, ...] | None = None
+        self._code = tempfile.TemporaryDirectory(prefix="lambda-task-roots-")
+        """The functions' unpacked code, one folder per function; removed with the poller."""
+        self._task_roots: dict[str, Path] = {}
 
     def mappings(self) -> tuple[SqsMapping, ...]:
         """Every enabled SQS mapping of the accounts, read from moto on first use (a
@@ -357,9 +369,11 @@ class LambdaPoller:
         return self._mappings
 
     def prepare(self, mappings: Sequence[SqsMapping]) -> None:
-        """Load each mapped function's handler, so a refused one stops before anything moves."""
+        """Load each mapped function's handler and unpack its code, so a refused one stops
+        before anything moves."""
         for mapping in mappings:
             self._handler(mapping)
+            self._task_root(mapping)
 
     def poll(self, mapping: SqsMapping) -> Invocation:
         """One receive-invoke-delete cycle of ``mapping``; nothing happens on an empty queue."""
@@ -459,6 +473,7 @@ class LambdaPoller:
             "AWS_LAMBDA_FUNCTION_NAME": mapping.function_name,
             "AWS_LAMBDA_FUNCTION_VERSION": "$LATEST",
             "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": str(mapping.memory_mb),
+            "LAMBDA_TASK_ROOT": str(self._task_root(mapping)),
         }
         context = LambdaContext(mapping.function_name, mapping.function_arn, mapping.memory_mb)
         output = io.StringIO()
@@ -483,6 +498,18 @@ class LambdaPoller:
                 mapping.function_name, mapping.handler
             )
         return handler
+
+    def _task_root(self, mapping: SqsMapping) -> Path:
+        """The folder holding the function's deployed code, unpacked on first use."""
+        root = self._task_roots.get(mapping.function_arn)
+        if root is None:
+            root = Path(self._code.name) / f"{len(self._task_roots)}-{mapping.function_name}"
+            with zipfile.ZipFile(
+                io.BytesIO(download_code(self.endpoint_url, mapping.function_arn))
+            ) as package:
+                package.extractall(root)
+            self._task_roots[mapping.function_arn] = root
+        return root
 
     def _session(self, credentials: AccountCredentials) -> boto3.session.Session:
         session = self._sessions.get(credentials.account_id)

@@ -2,7 +2,9 @@
 
 The function code asset holds the runtime package (:mod:`cross_account_runtime`) only (no
 tests, no dev dependencies, not the Spark job), staged by content so that an unchanged runtime
-gives the same asset hash. Binary dependencies (``cryptography``) are installed by pip for the
+gives the same asset hash. A relay's asset holds only the subpackages the relay imports, and
+its configuration file, so each relay function has an asset of its own whose hash changes
+exactly when its modules or its routes do. Binary dependencies (``cryptography``) are installed by pip for the
 function's platform (``--platform ... --only-binary=:all: --target``) into a cached layer
 folder, so a synth downloads them once per requirement set, not once per synth.
 """
@@ -10,6 +12,7 @@ folder, so a synth downloads them once per requirement set, not once per synth.
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import subprocess
 import sys
@@ -27,6 +30,9 @@ LAMBDA_ARCHITECTURE = lambda_.Architecture.ARM_64
 PIP_PLATFORMS = ("manylinux2014_aarch64", "manylinux_2_28_aarch64")
 NOT_IN_FUNCTIONS = ("delivery_report",)
 """Runtime subpackages that never run in Lambda (the Spark job runs on EMR Serverless)."""
+RELAY_PACKAGES = ("common", "nservicebus", "relay")
+"""The runtime subpackages the relay imports (:mod:`cross_account_runtime.relay`): its asset
+holds these alone, a third of the package's source less to upload and unpack."""
 
 
 def runtime_code(extra_packages: Sequence[Path] = ()) -> lambda_.Code:
@@ -41,6 +47,24 @@ def runtime_code(extra_packages: Sequence[Path] = ()) -> lambda_.Code:
             for path in sorted(package.rglob("*.py"))
         ]
     return lambda_.Code.from_asset(str(stage_files(files, "code")))
+
+
+def relay_code(file_name: str, configuration: str) -> lambda_.Code:
+    """The relay's code asset: the modules it imports and ``configuration`` as the file
+    ``file_name`` at the asset's root (``LAMBDA_TASK_ROOT``, beside the runtime package).
+
+    The text is kept in the cache under its own hash, so that staging reads it like any other
+    file and equal configurations share one copy.
+    """
+    content = configuration.encode()
+    kept = CACHE_ROOT / "relay-configuration" / f"{hashlib.sha256(content).hexdigest()[:16]}.json"
+    if not kept.exists():
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        writing = kept.with_name(f"{kept.name}.{os.getpid()}.writing")
+        writing.write_bytes(content)
+        writing.replace(kept)
+    files = [*runtime_files(only=RELAY_PACKAGES), (kept, Path(file_name))]
+    return lambda_.Code.from_asset(str(stage_files(files, "relay")))
 
 
 def dependencies_layer(

@@ -1,27 +1,38 @@
-"""CrossAccountRelay: the function, its event sources and a role that reaches only its queues."""
+"""CrossAccountRelay: the function with its configuration file, its event sources and a role
+that reaches only its queues."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
 from aws_cdk import App, Duration, Environment, Stack
+from aws_cdk import aws_kms as kms
+from aws_cdk import aws_sqs as sqs
 from aws_cdk.assertions import Template
 
-from constructs_lib import EndpointQueue, RelayTiming
+from constructs_lib import EndpointQueue, MessageBodyBucket, RelayTiming
 from constructs_lib.cross_account_relay import (
+    CONFIGURATION_FILE,
     CrossAccountRelay,
     MessageForm,
     ReceiverAddressing,
     RelayDirection,
     RelayRoute,
 )
+from constructs_lib.queue_naming import dead_letter_queue_name, ingress_queue_name
 from cross_account_runtime.relay import config as relay_config
+from stacks.topology import Topology, parse_topology
+from stacks.topology.bridge import plan_bridge
 
 SALES = "111111111111"
 INGRESS = "arn:aws:sqs:us-east-1:222222222222:Billing-ingress"
+OWN_BODIES = "messaging-bodies-222222222222-us-east-1"
 
 
 def source(
@@ -38,8 +49,37 @@ def source(
     )
 
 
+@dataclass(frozen=True)
+class Synthesized:
+    """A stack's template and the assembly it was written into (with the assets)."""
+
+    template: Template
+    outdir: Path
+
+    @classmethod
+    def of(cls, stack: Stack) -> Synthesized:
+        template = Template.from_stack(stack)
+        outdir = stack.node.root.outdir  # type: ignore[attr-defined]
+        return cls(template, Path(outdir))
+
+    def code_folder(self, function: Mapping[str, Any] | None = None) -> Path:
+        """Where the assembly holds the function's code asset (the folder the CDK CLI zips and
+        uploads as ``<hash>.zip``)."""
+        function = function or one(self.template, "AWS::Lambda::Function")
+        key = function["Properties"]["Code"]["S3Key"]
+        folder = self.outdir / f"asset.{key.removesuffix('.zip')}"
+        assert folder.is_dir(), folder
+        return folder
+
+    def configuration_file(self, function: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The configuration file in the function's code asset, as synthesized."""
+        text = (self.code_folder(function) / CONFIGURATION_FILE).read_text(encoding="utf-8")
+        document: dict[str, Any] = json.loads(text)
+        return document
+
+
 @pytest.fixture(scope="module")
-def outbound() -> Template:
+def outbound_synth() -> Synthesized:
     stack = Stack(App(), "Sales", env=Environment(account=SALES, region="us-east-1"))
     shadow = source(stack, "ShadowBilling", "Billing")
     CrossAccountRelay(
@@ -50,7 +90,12 @@ def outbound() -> Template:
         local_endpoints=["Sales"],
         role_name="messaging-relay-outbound-Sales",
     )
-    return Template.from_stack(stack)
+    return Synthesized.of(stack)
+
+
+@pytest.fixture(scope="module")
+def outbound(outbound_synth: Synthesized) -> Template:
+    return outbound_synth.template
 
 
 def one(template: Template, kind: str) -> dict[str, Any]:
@@ -63,16 +108,51 @@ def test_the_construct_takes_the_runtimes_relay_direction_so_both_read_one_value
     assert RelayDirection is relay_config.RelayDirection
 
 
-def test_the_function_runs_the_relay_with_its_configuration(outbound: Template) -> None:
+def test_the_function_runs_the_relay_named_its_configuration_file_and_home(
+    outbound: Template,
+) -> None:
     function = one(outbound, "AWS::Lambda::Function")["Properties"]
     assert function["Handler"] == "cross_account_runtime.relay.lambda_handler.handler"
     assert function["Architectures"] == ["arm64"]
-    env = function["Environment"]["Variables"]
-    assert env["RELAY_DIRECTION"] == "outbound"
-    assert json.loads(env["RELAY_LOCAL_ENDPOINTS"]) == ["Sales"]
-    routes = json.dumps(env["RELAY_ROUTES"])
-    assert INGRESS in routes
-    assert "ShadowBillingDeadLetterQueue" in routes
+    assert function["Environment"]["Variables"] == {
+        "RELAY_CONFIGURATION": "relay-config.json",
+        # What CloudFormation fills in stays here: the file is written at synth.
+        "RELAY_HOME": {
+            "Fn::Join": [
+                "",
+                ["arn:", {"Ref": "AWS::Partition"}, f":sqs:us-east-1:{SALES}"],
+            ]
+        },
+    }
+
+
+def test_the_configuration_file_names_the_stacks_queues_by_name(
+    outbound_synth: Synthesized,
+) -> None:
+    """The source queues' ARNs are CloudFormation's to fill in; their names are not."""
+    assert outbound_synth.configuration_file() == {
+        "direction": "outbound",
+        "routes": {
+            "Billing": {
+                "destination": INGRESS,
+                "deadLetterQueue": "Billing-dlq",
+                "maxReceiveCount": 10,
+            }
+        },
+        "localEndpoints": ["Sales"],
+    }
+
+
+def test_the_runtime_reads_the_file_from_the_code_asset_as_lambda_unpacks_it(
+    outbound_synth: Synthesized,
+) -> None:
+    config = relay_config.RelayConfig.from_environment(
+        deployed_environment(outbound_synth, account=SALES)
+    )
+    route = config.routes[f"arn:aws:sqs:us-east-1:{SALES}:Billing"]
+    assert str(route.dead_letter_queue) == f"arn:aws:sqs:us-east-1:{SALES}:Billing-dlq"
+    assert str(route.destination) == INGRESS
+    assert config.local_endpoints == {"Sales": f"arn:aws:sqs:us-east-1:{SALES}:Sales"}
 
 
 def test_the_event_source_reports_batch_item_failures(outbound: Template) -> None:
@@ -234,44 +314,47 @@ def test_released_receivers_reaching_the_same_queues_share_one_address_book() ->
         f"arn:aws:sqs:us-east-1:{SALES}:Shipping",
     )
     released_inbound(stack, ["Billing", "Audit"], reachable)
-    env = one(Template.from_stack(stack), "AWS::Lambda::Function")["Properties"]["Environment"][
-        "Variables"
-    ]
-    assert json.loads(env["RELAY_ADDRESS_BOOKS"]) == {
+    document = Synthesized.of(stack).configuration_file()
+    assert document["addressBooks"] == {
         "1": {
             f"arn:aws:sqs:us-east-1:{BILLING}": ["Billing"],
             f"arn:aws:sqs:us-east-1:{SALES}": ["Sales", "Shipping"],
         }
     }
-    assert json.dumps(env["RELAY_ROUTES"]).count('\\"addressBook\\":\\"1\\"') == 2
+    assert [route["addressBook"] for route in document["routes"].values()] == ["1", "1"]
 
 
 def deployed_environment(
-    template: Template, function: Mapping[str, Any], account: str = BILLING
+    synthesized: Synthesized, function: Mapping[str, Any] | None = None, account: str = BILLING
 ) -> dict[str, str]:
-    """The function's environment as Lambda would store it: every queue ARN CloudFormation
-    resolves written out from the queue's name (the stack's queues are in ``account``)."""
-    queues = template.find_resources("AWS::SQS::Queue")
+    """The function's environment as Lambda gives it: what CloudFormation resolves written out
+    for ``account`` in us-east-1, and the folder its code is unpacked in."""
+    function = function or one(synthesized.template, "AWS::Lambda::Function")
+    pseudo = {"AWS::Partition": "aws", "AWS::Region": "us-east-1", "AWS::AccountId": account}
+    buckets = synthesized.template.find_resources("AWS::S3::Bucket")
 
     def text(value: Any) -> str:
         if isinstance(value, str):
             return value
-        if "Fn::Join" in value:
-            return "".join(text(part) for part in value["Fn::Join"][1])
-        name = queues[value["Fn::GetAtt"][0]]["Properties"]["QueueName"]
-        return f"arn:aws:sqs:us-east-1:{account}:{name}"
+        if "Ref" in value:
+            reference = value["Ref"]
+            if reference in pseudo:
+                return pseudo[reference]
+            name: str = buckets[reference]["Properties"]["BucketName"]
+            return name
+        return "".join(text(part) for part in value["Fn::Join"][1])
 
     variables = function["Properties"]["Environment"]["Variables"]
-    return {key: text(value) for key, value in variables.items()}
+    return {
+        **{key: text(value) for key, value in variables.items()},
+        "LAMBDA_TASK_ROOT": str(synthesized.code_folder(function)),
+    }
 
 
-def deployed_size(template: Template, function: Mapping[str, Any]) -> int:
-    return len(json.dumps(deployed_environment(template, function)))
-
-
-def test_routes_beyond_lambdas_4_kb_of_environment_spread_over_more_functions() -> None:
+def test_any_number_of_routes_is_read_by_one_function_whose_environment_stays_small() -> None:
+    """Lambda's 4 KB of environment held about eight routes; the file holds them all."""
     stack = Stack(App(), "Ops", env=Environment(account=BILLING, region="us-east-1"))
-    names = [f"Endpoint{n:02}" for n in range(30)]
+    names = [f"Endpoint{n:02}" for n in range(40)]
     CrossAccountRelay(
         stack,
         "Outbound",
@@ -280,28 +363,46 @@ def test_routes_beyond_lambdas_4_kb_of_environment_spread_over_more_functions() 
             RelayRoute(
                 source(stack, name, name, delayed_delivery=False),
                 f"arn:aws:sqs:us-east-1:{SALES}:{name}-ingress",
+                body_bucket=f"messaging-bodies-{SALES}-us-east-1",
             )
             for name in names
         ],
         local_endpoints=["error"],
+        body_bucket=MessageBodyBucket(stack, "Bodies", bucket_name=OWN_BODIES),
     )
-    template = Template.from_stack(stack)
-    functions = template.find_resources("AWS::Lambda::Function")
-    assert len(functions) > 1
-    assert all(deployed_size(template, f) <= 4096 for f in functions.values())
-    mappings = template.find_resources("AWS::Lambda::EventSourceMapping").values()
-    assert len(mappings) == len(names)
-    assert {m["Properties"]["FunctionName"]["Ref"] for m in mappings} == set(functions)
-    assert {json.dumps(f["Properties"]["Role"]) for f in functions.values()} == {
-        json.dumps(next(iter(functions.values()))["Properties"]["Role"])
+    synthesized = Synthesized.of(stack)
+    (function,) = synthesized.template.find_resources("AWS::Lambda::Function").values()
+    environment = deployed_environment(synthesized, function)
+    assert function["Properties"]["Environment"]["Variables"].keys() == {
+        "RELAY_CONFIGURATION",
+        "RELAY_HOME",
+        "RELAY_BODY_BUCKET",
     }
-    assert len({json.dumps(f["Properties"]["LoggingConfig"]) for f in functions.values()}) == 1
+    mappings = synthesized.template.find_resources("AWS::Lambda::EventSourceMapping").values()
+    assert len(mappings) == len(names)
+    config = relay_config.RelayConfig.from_environment(environment)
+    assert sorted(route.source.name for route in config.routes.values()) == names
+    assert config.body_bucket == OWN_BODIES
 
 
-def test_an_address_book_no_function_can_hold_is_refused_with_the_fix() -> None:
-    reachable = tuple(f"arn:aws:sqs:us-east-1:{n:012}:Queue{n}" for n in range(100))
-    with pytest.raises(ValueError, match="over Lambda's 4096; make its endpoint ARN-aware"):
-        released_inbound(billing_stack(), ["Billing"], reachable)
+def test_an_address_book_of_five_hundred_queues_is_read_by_the_relay() -> None:
+    """The error queue's ingress in a ring of ten accounts of fifty endpoints: 501 queues,
+    some 5.9 KB of address book, refused while it had to fit Lambda's environment."""
+    reachable = (
+        *(
+            f"arn:aws:sqs:us-east-1:{account:012}:Endpoint{n:02}"
+            for account in range(1, 11)
+            for n in range(50)
+        ),
+        f"arn:aws:sqs:us-east-1:{BILLING}:error",
+    )
+    stack = billing_stack()
+    released_inbound(stack, ["error"], reachable)
+    synthesized = Synthesized.of(stack)
+    config = relay_config.RelayConfig.from_environment(deployed_environment(synthesized))
+    (route,) = config.routes.values()
+    assert len(route.addresses) == 501
+    assert route.addresses[f"arn:aws:sqs:us-east-1:{BILLING}:error"] == "error"
 
 
 def test_reachable_queues_belong_to_released_receivers_only() -> None:
@@ -328,7 +429,7 @@ ERROR = f"arn:aws:sqs:us-east-1:{BILLING}:error"
 
 
 @pytest.fixture(scope="module")
-def inbound() -> Template:
+def inbound_synth() -> Synthesized:
     """Billing's inbound relay: to Billing (wrapping), to Audit (DoNotWrapOutgoingMessages)
     and to the error queue, putting bodies that no longer fit inline into its own bucket."""
     stack = billing_stack()
@@ -348,13 +449,19 @@ def inbound() -> Template:
         )
     ]
     CrossAccountRelay(stack, "Inbound", direction=RelayDirection.INBOUND, routes=routes)
-    return Template.from_stack(stack)
+    return Synthesized.of(stack)
+
+
+@pytest.fixture(scope="module")
+def inbound(inbound_synth: Synthesized) -> Template:
+    return inbound_synth.template
 
 
 def test_inbound_routes_carry_form_receive_count_body_bucket_as_the_runtime_reads_them(
-    inbound: Template,
+    inbound_synth: Synthesized,
 ) -> None:
-    environment = deployed_environment(inbound, one(inbound, "AWS::Lambda::Function"))
+    environment = deployed_environment(inbound_synth)
+    assert "RELAY_BODY_BUCKET" not in environment
     config = relay_config.RelayConfig.from_environment(environment)
     routes = {route.destination.name: route for route in config.routes.values()}
     assert {name: route.form for name, route in routes.items()} == {
@@ -409,10 +516,8 @@ def test_a_route_whose_source_knows_no_receive_count_carries_none() -> None:
         ],
         local_endpoints=["Sales"],
     )
-    template = Template.from_stack(stack)
-    routes = json.loads(
-        deployed_environment(template, one(template, "AWS::Lambda::Function"))["RELAY_ROUTES"]
-    )
+    routes = Synthesized.of(stack).configuration_file()["routes"]
+    # Imported queues are known by ARN at synth: the file names them so.
     assert routes[f"arn:aws:sqs:us-east-1:{SALES}:Billing"] == {
         "destination": INGRESS,
         "deadLetterQueue": f"arn:aws:sqs:us-east-1:{SALES}:Billing-dlq",
@@ -498,3 +603,249 @@ def test_the_wire_form_belongs_to_inbound_routes_only(
             routes=[route],
             local_endpoints=["Billing"] if direction is RelayDirection.OUTBOUND else (),
         )
+
+
+# What the file cannot hold: values CloudFormation fills in ------------------------------------
+
+
+@dataclass(frozen=True)
+class TeamQueue:
+    """A team's own queue and dead-letter queue behind :class:`IEndpointQueue`."""
+
+    queue: sqs.IQueue
+    dead_letter_queue: sqs.IQueue
+    encryption_key: kms.IKey | None = None
+    fifo: bool = False
+    max_receive_count: int | None = None
+    visibility_timeout: Duration | None = None
+
+    @property
+    def queue_arn(self) -> str:
+        return self.queue.queue_arn
+
+
+def test_a_teams_own_named_queues_are_named_in_the_file() -> None:
+    stack = Stack(App(), "Team")
+    team = TeamQueue(
+        sqs.Queue(stack, "Orders", queue_name="Orders"),
+        sqs.Queue(stack, "OrdersDlq", queue_name="Orders-dlq"),
+    )
+    CrossAccountRelay(
+        stack,
+        "Relay",
+        direction=RelayDirection.OUTBOUND,
+        routes=[RelayRoute(team, INGRESS)],
+        local_endpoints=["Sales"],
+    )
+    synthesized = Synthesized.of(stack)
+    assert synthesized.configuration_file()["routes"] == {
+        "Orders": {"destination": INGRESS, "deadLetterQueue": "Orders-dlq"}
+    }
+    # An environment-agnostic stack: CloudFormation fills in its account and region too.
+    home = one(synthesized.template, "AWS::Lambda::Function")["Properties"]["Environment"][
+        "Variables"
+    ]["RELAY_HOME"]
+    assert home == {
+        "Fn::Join": [
+            "",
+            [
+                "arn:",
+                {"Ref": "AWS::Partition"},
+                ":sqs:",
+                {"Ref": "AWS::Region"},
+                ":",
+                {"Ref": "AWS::AccountId"},
+            ],
+        ]
+    }
+
+
+@pytest.mark.parametrize(
+    ("generated", "message"),
+    [
+        (
+            "queue",
+            "routes: the source queue Team/Orders has no ARN known at synth and no name there",
+        ),
+        (
+            "dead_letter_queue",
+            "routes: the dead-letter queue Team/OrdersDlq has no ARN known at synth",
+        ),
+    ],
+)
+def test_a_queue_whose_name_cloudformation_generates_is_refused_with_the_fix(
+    generated: str, message: str
+) -> None:
+    stack = Stack(App(), "Team")
+    queues = {
+        role: sqs.Queue(stack, construct_id, queue_name=None if role == generated else name)
+        for role, construct_id, name in (
+            ("queue", "Orders", "Orders"),
+            ("dead_letter_queue", "OrdersDlq", "Orders-dlq"),
+        )
+    }
+    team = TeamQueue(queues["queue"], queues["dead_letter_queue"])
+    with pytest.raises(ValueError, match=message) as raised:
+        CrossAccountRelay(
+            stack,
+            "Relay",
+            direction=RelayDirection.OUTBOUND,
+            routes=[RelayRoute(team, INGRESS)],
+            local_endpoints=["Sales"],
+        )
+    assert "create the queue with a queue_name in the relay's stack" in str(raised.value)
+
+
+def test_a_queue_of_another_account_named_but_not_imported_is_refused() -> None:
+    """Its name alone would be read in the relay's own account."""
+    app = App()
+    other = Stack(app, "Other", env=Environment(account=BILLING, region="us-east-1"))
+    stack = Stack(app, "Sales", env=Environment(account=SALES, region="us-east-1"))
+    shadow = source(other, "Shadow", "Billing")
+    with pytest.raises(ValueError, match="routes: the source queue Other/Shadow/Queue has no ARN"):
+        CrossAccountRelay(
+            stack,
+            "Relay",
+            direction=RelayDirection.OUTBOUND,
+            routes=[RelayRoute(shadow, INGRESS)],
+            local_endpoints=["Sales"],
+        )
+
+
+@pytest.mark.parametrize(
+    ("keyword", "message"),
+    [
+        ("destination_arn", "routes: destination_arn of the route reading S/Shadow/Queue is a "),
+        ("reachable_queues", "routes: reachable_queues of the route reading S/Shadow/Queue is a"),
+        ("body_bucket", "routes: body_bucket of the route reading S/Shadow/Queue is a "),
+        ("local_endpoints", "local_endpoints is a CloudFormation token"),
+    ],
+)
+def test_a_token_where_the_file_needs_text_is_refused_naming_the_keyword(
+    keyword: str, message: str
+) -> None:
+    stack = Stack(App(), "S")
+    token = sqs.Queue(stack, "Elsewhere", queue_name="Elsewhere")
+    inbound = keyword == "reachable_queues"
+    route: dict[str, Any] = {
+        "destination_arn": f"arn:aws:sqs:us-east-1:{SALES}:Billing" if inbound else INGRESS,
+        "receiver": ReceiverAddressing.NAME if inbound else None,
+        "form": MessageForm.WRAPPED if inbound else None,
+    }
+    local = ["Sales"]
+    if keyword == "local_endpoints":
+        local = [token.queue_name]
+    elif keyword == "reachable_queues":
+        route[keyword] = (token.queue_arn,)
+    else:
+        route[keyword] = token.queue_arn if keyword == "destination_arn" else token.queue_name
+    with pytest.raises(ValueError, match=message) as raised:
+        CrossAccountRelay(
+            stack,
+            "Relay",
+            direction=RelayDirection.INBOUND if inbound else RelayDirection.OUTBOUND,
+            routes=[RelayRoute(source(stack, "Shadow", "Billing"), **route)],
+            local_endpoints=() if inbound else local,
+            body_bucket=MessageBodyBucket(stack, "Bodies") if keyword == "body_bucket" else None,
+        )
+    assert "the relay's configuration file, written at synth, cannot hold" in str(raised.value)
+
+
+def test_a_destination_that_is_not_a_queue_arn_is_refused_naming_the_route() -> None:
+    stack = Stack(App(), "S")
+    with pytest.raises(
+        ValueError,
+        match="routes: destination_arn of the route reading S/Shadow/Queue: 'Billing-ingress' is "
+        "not an SQS queue ARN",
+    ):
+        CrossAccountRelay(
+            stack,
+            "Relay",
+            direction=RelayDirection.OUTBOUND,
+            routes=[RelayRoute(source(stack, "Shadow", "Billing"), "Billing-ingress")],
+            local_endpoints=["Sales"],
+        )
+
+
+def relay_code_key(routes: list[str]) -> str:
+    """The S3 key of the code asset of an outbound relay reading shadows named ``routes``."""
+    stack = Stack(App(), "Sales", env=Environment(account=SALES, region="us-east-1"))
+    CrossAccountRelay(
+        stack,
+        "Outbound",
+        direction=RelayDirection.OUTBOUND,
+        routes=[
+            RelayRoute(source(stack, name, name), f"arn:aws:sqs:us-east-1:{BILLING}:{name}-ingress")
+            for name in routes
+        ],
+        local_endpoints=["Sales"],
+    )
+    key: str = one(Template.from_stack(stack), "AWS::Lambda::Function")["Properties"]["Code"][
+        "S3Key"
+    ]
+    return key
+
+
+def test_the_same_routes_give_the_same_code_asset_and_other_routes_another() -> None:
+    """A synth that changes nothing must not redeploy the function; a route added must."""
+    assert relay_code_key(["Billing", "Shipping"]) == relay_code_key(["Billing", "Shipping"])
+    assert relay_code_key(["Billing", "Shipping"]) != relay_code_key(["Billing"])
+
+
+def scale_topology(name: str) -> Topology:
+    """A case of bench/scale_topologies.py, a script beside the benchmarks (not a package)."""
+    path = Path(__file__).resolve().parents[2] / "bench" / "scale_topologies.py"
+    spec = importlib.util.spec_from_file_location("scale_topologies", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return parse_topology(module.topology(name), name)
+
+
+def test_a_ring_of_ten_by_fifty_account_is_relayed_from_a_file_far_over_lambdas_environment() -> (
+    None
+):
+    """``ring_ten_by_fifty`` (bench/scale_topologies.py): the outbound relay of Team01 reads
+    the shadows of the fifty endpoints its own send to, of the error queue and of every
+    endpoint ServiceControl's retries return to, with their delay queues' shadows. Its
+    configuration is some 36 KB, nine times Lambda's 4 KB of environment, which keeps three
+    short variables."""
+    topology = scale_topology("ring_ten_by_fifty")
+    team = topology.account("Team01")
+    stack = Stack(App(), "Team01", env=Environment(account=team.id, region=team.region))
+    routes = []
+    for shadow in plan_bridge(topology).shadows_in(team.name):
+        ingress = topology.sqs_arn(
+            shadow.remote.account, ingress_queue_name(shadow.remote.queue_name)
+        )
+        names = [(shadow.queue_name, False)]
+        if shadow.delay_queue_name is not None:
+            names.append((shadow.delay_queue_name, True))
+        for name, delayed in names:
+            queue = EndpointQueue.from_queue_arn(
+                stack,
+                name,
+                topology.sqs_arn(team.name, name),
+                dead_letter_queue_arn=topology.sqs_arn(team.name, dead_letter_queue_name(name)),
+                max_receive_count=10,
+            )
+            routes.append(RelayRoute(queue, ingress, delayed=delayed))
+    local = [q.queue_name for q in topology.queues_in(team.name)]
+    relay = CrossAccountRelay(
+        stack,
+        "Outbound",
+        direction=RelayDirection.OUTBOUND,
+        routes=routes,
+        local_endpoints=local,
+    )
+    synthesized = Synthesized.of(stack)
+
+    assert len(relay.configuration.encode()) > 8 * 4_096
+    (function,) = synthesized.template.find_resources("AWS::Lambda::Function").values()
+    environment = deployed_environment(synthesized, function, account=team.id)
+    variables = {k: v for k, v in environment.items() if k.startswith("RELAY_")}
+    assert sum(len(k) + len(v) for k, v in variables.items()) < 100
+    config = relay_config.RelayConfig.from_environment(environment)
+    assert len(config.routes) == len(routes) > 200
+    assert len(config.local_endpoints) == len(local) == 50

@@ -38,6 +38,7 @@ from tests.local_aws.accounts import fresh_account
 pytestmark = pytest.mark.moto
 
 RELAY_HANDLER = "cross_account_runtime.relay.lambda_handler.handler"
+CONFIGURATION_FILE = "relay-config.json"
 
 
 @dataclass(frozen=True)
@@ -56,10 +57,11 @@ def deploy_function(
     account: AccountCredentials,
     endpoint: str,
     source: Queue,
-    environment: dict[str, str],
+    configuration: dict[str, Any],
     handler: str = RELAY_HANDLER,
 ) -> str:
-    """A function with ``handler`` and ``environment``, mapped to ``source`` as the relay
+    """A function with ``handler`` and the relay's ``configuration`` as a file of its code
+    (named by its environment, as the relay construct ships it), mapped to ``source`` as the
     construct maps it (batches of 10, partial batch responses); returns its name."""
     session = account.session()
     role = session.client("iam", endpoint_url=endpoint).create_role(
@@ -80,6 +82,7 @@ def deploy_function(
     archive = io.BytesIO()
     with zipfile.ZipFile(archive, "w") as package:
         package.writestr("index.py", "def handler(event, context):\n    return None\n")
+        package.writestr(CONFIGURATION_FILE, json.dumps(configuration))
     name = f"fn-{uuid.uuid4().hex[:8]}"
     lambda_client = session.client("lambda", endpoint_url=endpoint)
     lambda_client.create_function(
@@ -88,7 +91,7 @@ def deploy_function(
         Role=role,
         Handler=handler,
         Code={"ZipFile": archive.getvalue()},
-        Environment={"Variables": environment},
+        Environment={"Variables": {"RELAY_CONFIGURATION": CONFIGURATION_FILE}},
     )
     lambda_client.create_event_source_mapping(
         EventSourceArn=source.arn,
@@ -166,15 +169,11 @@ def deploy_bridge(endpoint: str, *, forward_to: str = "Billing-ingress") -> Brid
         endpoint,
         shadow,
         {
-            "RELAY_DIRECTION": "outbound",
-            "RELAY_ROUTES": json.dumps(
-                {
-                    shadow.arn: route(
-                        f"arn:aws:sqs:{b.region}:{b.account_id}:{forward_to}", shadow_dlq
-                    )
-                }
-            ),
-            "RELAY_LOCAL_ENDPOINTS": json.dumps(["Sales"]),
+            "direction": "outbound",
+            "routes": {
+                shadow.arn: route(f"arn:aws:sqs:{b.region}:{b.account_id}:{forward_to}", shadow_dlq)
+            },
+            "localEndpoints": ["Sales"],
         },
     )
     deploy_function(
@@ -182,21 +181,17 @@ def deploy_bridge(endpoint: str, *, forward_to: str = "Billing-ingress") -> Brid
         endpoint,
         ingress,
         {
-            "RELAY_DIRECTION": "inbound",
-            "RELAY_ROUTES": json.dumps(
-                {
-                    ingress.arn: {
-                        **route(endpoint_queue.arn, ingress_dlq),
-                        "receiver": "name",
-                        "addressBook": "1",
-                        "form": "wrapped",
-                    }
+            "direction": "inbound",
+            "routes": {
+                ingress.arn: {
+                    **route(endpoint_queue.arn, ingress_dlq),
+                    "receiver": "name",
+                    "addressBook": "1",
+                    "form": "wrapped",
                 }
-            ),
+            },
             # Sales is reached by name from B: the shadow named after it.
-            "RELAY_ADDRESS_BOOKS": json.dumps(
-                {"1": {local.arn.rpartition(":")[0]: [SALES_SHADOW]}}
-            ),
+            "addressBooks": {"1": {local.arn.rpartition(":")[0]: [SALES_SHADOW]}},
         },
     )
     return Bridge(a, b, local, shadow, ingress, endpoint_queue)
@@ -450,9 +445,9 @@ def test_pump_names_the_queues_still_holding_messages_when_its_rounds_run_out(
             moto_endpoint,
             source,
             {
-                "RELAY_DIRECTION": "outbound",
-                "RELAY_ROUTES": json.dumps({source.arn: route(destination.arn, dead_letter)}),
-                "RELAY_LOCAL_ENDPOINTS": json.dumps(["Local"]),
+                "direction": "outbound",
+                "routes": {source.arn: route(destination.arn, dead_letter)},
+                "localEndpoints": ["Local"],
             },
         )
     send(a, moto_endpoint, ping, "ball")

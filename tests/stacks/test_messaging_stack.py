@@ -1,5 +1,5 @@
 """What the example's stacks give the relays and ServiceControl's queues, read from the
-synthesized templates: every relay function's environment as the runtime reads it (wire forms,
+synthesized templates: every relay function's configuration as the runtime reads it (wire forms,
 poison messages to the error queue, receive counts, body buckets), the platform queues with
 their outputs, and source queues timed for the relays' batch size."""
 
@@ -22,14 +22,16 @@ TIMING = RelayTiming.for_batch(RELAY_BATCH_SIZE)
 
 
 def relays(assembly: Path) -> list[tuple[SynthesizedStack, dict[str, Any], RelayConfig]]:
-    """Every relay function of the assembly's stacks with its environment resolved as
-    CloudFormation would and read by the runtime's own configuration."""
+    """Every relay function of the assembly's stacks with its configuration file (in its code
+    asset) and its environment resolved as CloudFormation would, read by the runtime's own
+    configuration."""
     found = []
     for stack in read_assembly(assembly):
-        for resource in stack.template["Resources"].values():
+        for logical_id, resource in stack.template["Resources"].items():
             variables = resource.get("Properties", {}).get("Environment", {}).get("Variables", {})
-            if resource["Type"] == "AWS::Lambda::Function" and "RELAY_ROUTES" in variables:
+            if resource["Type"] == "AWS::Lambda::Function" and "RELAY_CONFIGURATION" in variables:
                 environment = {k: stack.resolve(v) for k, v in variables.items()}
+                environment["LAMBDA_TASK_ROOT"] = str(stack.code(logical_id))
                 found.append((stack, resource, RelayConfig.from_environment(environment)))
     return found
 

@@ -1,23 +1,41 @@
 """Configuration of the SQS relay (:mod:`cross_account_runtime.relay.lambda_handler`), read from
-the environment.
+a JSON file in the function's code and a few environment variables.
 
 The topology decides which queues a relay reads, where each one forwards to, and which local
-endpoints' addresses it stamps; the CDK construct passes that in these variables:
+endpoints' addresses it stamps. That can be far more than Lambda's 4 KB of environment (an
+inbound relay to the error queue of a ring of ten accounts of fifty endpoints lists 501 queues),
+so the CDK construct writes it into a file of the function's code asset, read once per container
+at the first invocation. The environment keeps only what names the file and what
+CloudFormation fills in at deploy time, which a file written at synth cannot hold:
 
-``RELAY_DIRECTION`` (required)
+``RELAY_CONFIGURATION`` (required)
+    The file's path, relative to the function's code (``LAMBDA_TASK_ROOT``, which Lambda sets;
+    the working directory where it is unset), e.g. ``relay-config.json``.
+``RELAY_HOME`` (required when the file names a source queue by name)
+    The relay's own account and region, ``arn:<partition>:sqs:<region>:<account>``: a source
+    queue the file names without an ARN is the queue of that name there.
+``RELAY_BODY_BUCKET`` (outbound, for routes with a ``bodyBucket``; inbound: must be unset)
+    The relay's own account's body bucket, where the senders' transports put large bodies.
+``POWERTOOLS_SERVICE_NAME`` (optional)
+    Names the log lines' ``service``; unset, it is :data:`DEFAULT_SERVICE_NAME`.
+
+The file is a JSON object with these members:
+
+``direction`` (required)
     ``outbound``: the relay reads shadow queues in the sender's account and stamps the ARN
     header; ``inbound``: it reads ingress queues in the receiver's account and substitutes the
     headers named in the ARN header.
-``RELAY_ROUTES`` (required)
-    A JSON object, one member per queue the relay reads::
+``routes`` (required)
+    A JSON object, one member per queue the relay reads, keyed by its ARN or by its name (a
+    queue of ``RELAY_HOME``)::
 
-        {"arn:aws:sqs:us-east-1:111111111111:Billing":
-            {"destination": "arn:aws:sqs:us-east-1:222222222222:Billing-ingress",
-             "deadLetterQueue": "arn:aws:sqs:us-east-1:111111111111:Billing-dlq"}}
+        {"Billing": {"destination": "arn:aws:sqs:us-east-1:222222222222:Billing-ingress",
+                     "deadLetterQueue": "Billing-dlq"}}
 
-    ``destination`` is where its messages go; ``deadLetterQueue`` is the queue's own redrive
-    dead-letter queue, to which the relay sends the messages it refuses (see
-    :mod:`cross_account_runtime.relay.decision`). Optional members:
+    ``destination`` (an ARN) is where its messages go; ``deadLetterQueue`` is the queue's own
+    redrive dead-letter queue (its ARN, or its name beside the source queue), to which the relay
+    sends the messages it refuses (see :mod:`cross_account_runtime.relay.decision`). Optional
+    members:
 
     ``"delayed": true`` (outbound)
         The source is the shadow of a delay queue (FIFO, ``<queue>-delay.fifo``): the relay
@@ -30,7 +48,7 @@ endpoints' addresses it stamps; the CDK construct passes that in these variables
         released one, which resolves every address by name in its own account: the relay
         writes into each address header the address that leads to the same queue from there.
     ``"addressBook": "<book>"`` (with ``"receiver": "name"``)
-        The book of ``RELAY_ADDRESS_BOOKS`` listing the queues that endpoint reaches by name.
+        The book of ``addressBooks`` listing the queues that endpoint reaches by name.
     ``"form": "wrapped"`` or ``"attribute"`` (inbound, required there; refused outbound)
         The wire form the receiving endpoint's own dispatcher writes (``attribute`` for an
         endpoint configured with ``DoNotWrapOutgoingMessages``): the inbound relay delivers
@@ -52,12 +70,12 @@ endpoints' addresses it stamps; the CDK construct passes that in these variables
         own account's body bucket, into which it uploads a body that no longer fits inline
         after form conversion or address translation (see
         :mod:`cross_account_runtime.relay.bodies`).
-``RELAY_LOCAL_ENDPOINTS`` (outbound: required; inbound: must be unset)
+``localEndpoints`` (outbound: required; inbound: must be absent)
     A JSON array of the transport addresses of the local queues (endpoint queues and the error
     queue) whose address a message may carry, e.g. ``["Sales", "Shipping"]``: their physical
-    names, which NServiceBus's address headers carry. Each is a queue of the relay's own
+    names, which NServiceBus's address headers carry. Each is a queue of the source queues'
     account and region, so its ARN follows from the name.
-``RELAY_ADDRESS_BOOKS`` (inbound, for routes with an ``addressBook``; outbound: must be unset)
+``addressBooks`` (inbound, for routes with an ``addressBook``; outbound: must be absent)
     A JSON object of books, each listing the queues a released endpoint reaches by name in its
     own account (its account's queues, and those a shadow queue there leads to), grouped by
     account and region::
@@ -67,23 +85,18 @@ endpoints' addresses it stamps; the CDK construct passes that in these variables
 
     A released endpoint's transport address is its queue's name, so the address that leads to
     a listed queue is its name. Books rather than a map per route: the endpoints of one
-    account reach the same queues, and Lambda allows 4 KB of variables per function.
-
-``RELAY_BODY_BUCKET`` (outbound, for routes with a ``bodyBucket``; inbound: must be unset)
-    The relay's own account's body bucket, where the senders' transports put large bodies.
-
-``POWERTOOLS_SERVICE_NAME`` (optional) names the log lines' ``service``; unset, it is
-:data:`DEFAULT_SERVICE_NAME`.
+    account reach the same queues, and a book is written once.
 
 Everything is checked once, at the first invocation of a container, and every problem is
-reported as a :class:`ConfigurationError` naming the variable and the fix: a relay that
-guessed would forward messages to the wrong account.
+reported as a :class:`ConfigurationError` naming the file, the member or variable, and the
+fix: a relay that guessed would forward messages to the wrong account.
 """
 
 from __future__ import annotations
 
 import enum
 import json
+import os
 
 from cross_account_runtime.common.configuration import ConfigurationError
 from cross_account_runtime.common.strict_json import object_without_duplicates
@@ -102,11 +115,18 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Final
 
-ENV_DIRECTION: Final = "RELAY_DIRECTION"
-ENV_ROUTES: Final = "RELAY_ROUTES"
-ENV_LOCAL_ENDPOINTS: Final = "RELAY_LOCAL_ENDPOINTS"
-ENV_ADDRESS_BOOKS: Final = "RELAY_ADDRESS_BOOKS"
+ENV_CONFIGURATION: Final = "RELAY_CONFIGURATION"
+ENV_HOME: Final = "RELAY_HOME"
 ENV_BODY_BUCKET: Final = "RELAY_BODY_BUCKET"
+ENV_TASK_ROOT: Final = "LAMBDA_TASK_ROOT"
+"""Where Lambda unpacked the function's code (``/var/task``); a relative
+``RELAY_CONFIGURATION`` is read from there."""
+
+FILE_DIRECTION: Final = "direction"
+FILE_ROUTES: Final = "routes"
+FILE_LOCAL_ENDPOINTS: Final = "localEndpoints"
+FILE_ADDRESS_BOOKS: Final = "addressBooks"
+_FILE_MEMBERS: Final = (FILE_DIRECTION, FILE_ROUTES, FILE_LOCAL_ENDPOINTS, FILE_ADDRESS_BOOKS)
 
 DEFAULT_SERVICE_NAME: Final = "sqs-relay"
 """The log lines' ``service`` when ``POWERTOOLS_SERVICE_NAME`` is unset, as the CDK construct
@@ -126,11 +146,12 @@ MAX_RECEIVE_COUNT_RANGE: Final = range(1, 1001)
 """What SQS accepts as a redrive policy's ``maxReceiveCount``."""
 
 _ROUTES_EXAMPLE: Final = (
-    '{"<source queue ARN>": {"destination": "<destination queue ARN>", '
-    '"deadLetterQueue": "<the source queue\'s dead-letter queue ARN>"}}'
+    '{"<source queue name or ARN>": {"destination": "<destination queue ARN>", '
+    '"deadLetterQueue": "<the source queue\'s dead-letter queue name or ARN>"}}'
 )
 _LOCAL_ENDPOINTS_EXAMPLE: Final = '["Sales", "Shipping"]'
 _ADDRESS_BOOKS_EXAMPLE: Final = '{"1": {"arn:aws:sqs:us-east-1:111111111111": ["Sales"]}}'
+_HOME_EXAMPLE: Final = "arn:aws:sqs:us-east-1:111111111111"
 
 
 class RelayDirection(enum.StrEnum):
@@ -258,7 +279,8 @@ class RelayConfig:
     ``body_bucket`` (its account's body bucket, if its routes copy bodies), and for an inbound
     one the ``address_books`` its routes name.
 
-    The arguments are the decoded JSON of the environment variables, so that tests and
+    The arguments are the decoded members of the file (``home`` and ``body_bucket`` the
+    variables ``RELAY_HOME`` and ``RELAY_BODY_BUCKET``), so that tests and
     :meth:`from_environment` go through the same checks.
     """
 
@@ -266,107 +288,193 @@ class RelayConfig:
 
     def __init__(
         self,
-        direction: str,
-        routes: Mapping[str, object],
+        direction: object,
+        routes: object,
         local_endpoints: object = None,
-        address_books: Mapping[str, object] | None = None,
+        address_books: object = None,
         body_bucket: object = None,
+        *,
+        home: object = None,
     ) -> None:
+        if direction is None:
+            raise ConfigurationError(
+                f"{FILE_DIRECTION} is not set; set it to {RelayDirection.OUTBOUND.value!r} or "
+                f"{RelayDirection.INBOUND.value!r}"
+            )
         try:
-            self.direction = RelayDirection(direction)
+            self.direction = RelayDirection(direction if isinstance(direction, str) else "")
         except ValueError:
             raise ConfigurationError(
-                f"{ENV_DIRECTION} is {direction!r}; set it to "
+                f"{FILE_DIRECTION} is {direction!r}; set it to "
                 f"{RelayDirection.OUTBOUND.value!r} (a relay reading shadow queues, which stamps "
                 f"the ARN header) or {RelayDirection.INBOUND.value!r} (a relay reading ingress "
                 "queues, which substitutes the headers the ARN header names)"
             ) from None
         if address_books is not None and self.direction is RelayDirection.OUTBOUND:
             raise ConfigurationError(
-                f"{ENV_ADDRESS_BOOKS} is set but {ENV_DIRECTION} is "
+                f"{FILE_ADDRESS_BOOKS} is given but {FILE_DIRECTION} is "
                 f"{RelayDirection.OUTBOUND.value!r}; only an inbound relay translates addresses "
-                "for released receivers: unset it"
+                "for released receivers: remove it"
             )
-        self.routes = _routes(self.direction, routes, _address_books(address_books))
-        home = next(iter(self.routes.values())).source
+        self.routes = _routes(self.direction, routes, _address_books(address_books), _home(home))
+        first = next(iter(self.routes.values())).source
         if self.direction is RelayDirection.INBOUND:
             if local_endpoints is not None:
                 raise ConfigurationError(
-                    f"{ENV_LOCAL_ENDPOINTS} is set but {ENV_DIRECTION} is "
+                    f"{FILE_LOCAL_ENDPOINTS} is given but {FILE_DIRECTION} is "
                     f"{RelayDirection.INBOUND.value!r}; an inbound relay substitutes from the ARN "
-                    "header and stamps nothing: unset it"
+                    "header and stamps nothing: remove it"
                 )
             self.local_endpoints: dict[str, str] = {}
         else:
-            self.local_endpoints = _local_endpoints(local_endpoints, home)
+            self.local_endpoints = _local_endpoints(local_endpoints, first)
         self.body_bucket = _body_bucket(self.direction, body_bucket, self.routes)
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str]) -> RelayConfig:
-        """Read the variables from ``environ`` (``os.environ`` in Lambda)."""
-        direction = environ.get(ENV_DIRECTION, "").strip()
-        if not direction:
+        """Read the file ``RELAY_CONFIGURATION`` names and the variables from ``environ``
+        (``os.environ`` in Lambda)."""
+        name = environ.get(ENV_CONFIGURATION, "").strip()
+        if not name:
             raise ConfigurationError(
-                f"{ENV_DIRECTION} is not set; set it to {RelayDirection.OUTBOUND.value!r} or "
-                f"{RelayDirection.INBOUND.value!r}"
+                f"{ENV_CONFIGURATION} is not set; set it to the relay's configuration file in "
+                "the function's code, as 'relay-config.json' (the CDK construct writes the file "
+                "into the code asset and sets the variable)"
             )
-        routes = _json_object(environ, ENV_ROUTES, _ROUTES_EXAMPLE)
-        if routes is None:
+        path = os.path.join(environ.get(ENV_TASK_ROOT, "").strip() or ".", name)
+        try:
+            with open(path, encoding="utf-8") as file:
+                text = file.read()
+        except (OSError, UnicodeDecodeError) as error:
             raise ConfigurationError(
-                f"{ENV_ROUTES} is not set; set it to the queues this relay reads, as "
-                f"{_ROUTES_EXAMPLE}"
+                f"{ENV_CONFIGURATION}: cannot read {path} ({error}); the file belongs in the "
+                "function's code beside the runtime package: deploy the code asset the CDK "
+                f"construct built, or correct {ENV_CONFIGURATION}"
+            ) from None
+        document = _document(text, path)
+        try:
+            return cls(
+                document.get(FILE_DIRECTION),
+                document.get(FILE_ROUTES),
+                document.get(FILE_LOCAL_ENDPOINTS),
+                document.get(FILE_ADDRESS_BOOKS),
+                environ.get(ENV_BODY_BUCKET, "").strip() or None,
+                home=environ.get(ENV_HOME, "").strip() or None,
             )
-        return cls(
-            direction,
-            routes,
-            _json_value(environ, ENV_LOCAL_ENDPOINTS, _LOCAL_ENDPOINTS_EXAMPLE),
-            _json_object(environ, ENV_ADDRESS_BOOKS, _ADDRESS_BOOKS_EXAMPLE),
-            environ.get(ENV_BODY_BUCKET, "").strip() or None,
-        )
+        except ConfigurationError as error:
+            raise ConfigurationError(f"{path}: {error}") from None
 
 
-def _json_value(environ: Mapping[str, str], variable: str, example: str) -> object:
-    """The JSON in ``environ[variable]``, or ``None`` when the variable is unset."""
-    text = environ.get(variable, "").strip()
-    if not text:
-        return None
+def _document(text: str, path: str) -> dict[str, object]:
+    """The file's JSON object, with no repeated names and no member the relay does not know."""
     try:
-        return json.loads(text, object_pairs_hook=object_without_duplicates)
+        document = json.loads(text, object_pairs_hook=object_without_duplicates)
     except ValueError as error:
         raise ConfigurationError(
-            f"{variable} is not valid JSON ({error}); write it as {example}"
+            f"{path} is not valid JSON ({error}); write it as "
+            f'{{"{FILE_DIRECTION}": "outbound", "{FILE_ROUTES}": {_ROUTES_EXAMPLE}, '
+            f'"{FILE_LOCAL_ENDPOINTS}": {_LOCAL_ENDPOINTS_EXAMPLE}}}'
         ) from None
+    if not isinstance(document, dict):
+        raise ConfigurationError(
+            f"{path} holds a JSON {type(document).__name__}, not an object with the members "
+            f"{list(_FILE_MEMBERS)}"
+        )
+    unknown = sorted(set(document) - set(_FILE_MEMBERS))
+    if unknown:
+        raise ConfigurationError(
+            f"{path}: {unknown} are not members the relay reads; it reads {list(_FILE_MEMBERS)}: "
+            "correct or remove them"
+        )
+    return document
 
 
-def _json_object(
-    environ: Mapping[str, str], variable: str, example: str
-) -> dict[str, object] | None:
-    """The JSON object in ``environ[variable]``, or ``None`` when the variable is unset."""
-    value = _json_value(environ, variable, example)
+def _home(home: object) -> QueueArn | None:
+    """``RELAY_HOME`` as a queue ARN without its name (``name`` is a placeholder), or ``None``
+    when unset."""
+    if home is None:
+        return None
+    if isinstance(home, str) and home.count(":") == 4:
+        try:
+            return parse_queue_arn(f"{home}:home")
+        except AddressError as error:
+            raise ConfigurationError(f"{ENV_HOME}: {error}") from None
+    raise ConfigurationError(
+        f"{ENV_HOME} is {home!r}; set it to the relay's own account and region as "
+        f"'arn:<partition>:sqs:<region>:<account>', as {_HOME_EXAMPLE!r}"
+    )
+
+
+def _source(text: str, home: QueueArn | None) -> QueueArn:
+    """A route's key: the source queue's ARN, or its name in ``RELAY_HOME``."""
+    where = f"{FILE_ROUTES}: source {text!r}"
+    if text.startswith("arn:"):
+        return _arn(text, where)
+    if home is None:
+        raise ConfigurationError(
+            f"{where} names a queue by name, which needs {ENV_HOME} (the relay's own account "
+            f"and region, as {_HOME_EXAMPLE!r}): set it, or key the route by the queue's ARN"
+        )
+    return _named(text, home, where)
+
+
+def _named(name: str, beside: QueueArn, where: str) -> QueueArn:
+    """The queue called ``name`` in ``beside``'s account and region."""
+    if ":" in name:
+        raise ConfigurationError(
+            f"{where}: {name!r} is neither a queue ARN ('arn:<partition>:sqs:<region>:"
+            "<account>:<queue name>') nor a queue name; write one of them"
+        )
+    return _arn(f"arn:{beside.partition}:sqs:{beside.region}:{beside.account}:{name}", where)
+
+
+def _dead_letter_queue(value: object, source: QueueArn, where: str) -> QueueArn:
+    """A route's ``deadLetterQueue``: its ARN, or its name beside the source queue."""
+    member = f"{where}: {ROUTE_DEAD_LETTER_QUEUE}"
+    if isinstance(value, str) and not value.startswith("arn:"):
+        return _named(value, source, member)
+    return _arn(value, member)
+
+
+def _json_object_member(value: object, member: str, example: str) -> dict[str, object] | None:
+    """A member of the file that must be a JSON object, or ``None`` when absent."""
     if value is None:
         return None
     if not isinstance(value, dict):
         raise ConfigurationError(
-            f"{variable} is a JSON {type(value).__name__}, not an object; write it as {example}"
+            f"{member} is a JSON {type(value).__name__}, not an object; write it as {example}"
         )
     return value
 
 
 def _routes(
     direction: RelayDirection,
-    routes: Mapping[str, object],
+    routes: object,
     address_books: Mapping[str, Mapping[str, str]],
+    home: QueueArn | None,
 ) -> dict[str, SourceQueueRoute]:
-    """Check every route; all source queues must share the relay's account and region."""
-    if not isinstance(routes, dict) or not routes:
+    """Check every route; all source queues must share one account and region."""
+    if routes is None:
         raise ConfigurationError(
-            f"{ENV_ROUTES} lists no queue; a relay needs at least one, as {_ROUTES_EXAMPLE}"
+            f"{FILE_ROUTES} is not set; set it to the queues this relay reads, as {_ROUTES_EXAMPLE}"
+        )
+    checked_routes = _json_object_member(routes, FILE_ROUTES, _ROUTES_EXAMPLE)
+    if not checked_routes:
+        raise ConfigurationError(
+            f"{FILE_ROUTES} lists no queue; a relay needs at least one, as {_ROUTES_EXAMPLE}"
         )
     checked: dict[str, SourceQueueRoute] = {}
-    home: QueueArn | None = None
-    for source_text, target in routes.items():
-        source = _arn(source_text, f"{ENV_ROUTES}: source {source_text!r}")
-        where = f"{ENV_ROUTES}: route for {source_text!r}"
+    keys: dict[str, str] = {}
+    first: QueueArn | None = None
+    for source_text, target in checked_routes.items():
+        source = _source(source_text, home)
+        where = f"{FILE_ROUTES}: route for {source_text!r}"
+        if str(source) in keys:
+            raise ConfigurationError(
+                f"{where}: the queue {str(source)!r} also has the route for "
+                f"{keys[str(source)]!r}; give each queue one route"
+            )
+        keys[str(source)] = source_text
         allowed = _ROUTE_MEMBERS[direction]
         if (
             direction is RelayDirection.OUTBOUND
@@ -390,16 +498,16 @@ def _routes(
                 f"{direction.value} relay, got {target!r}; write it as {_ROUTES_EXAMPLE}"
             )
         destination = _arn(target[ROUTE_DESTINATION], f"{where}: {ROUTE_DESTINATION}")
-        dead_letter = _arn(target[ROUTE_DEAD_LETTER_QUEUE], f"{where}: {ROUTE_DEAD_LETTER_QUEUE}")
+        dead_letter = _dead_letter_queue(target[ROUTE_DEAD_LETTER_QUEUE], source, where)
         delayed = target.get(ROUTE_DELAYED, False)
         if not isinstance(delayed, bool):
             raise ConfigurationError(f"{where}: {ROUTE_DELAYED} must be true or false")
-        if home is None:
-            home = source
-        elif (source.account, source.region) != (home.account, home.region):
+        if first is None:
+            first = source
+        elif (source.account, source.region) != (first.account, first.region):
             raise ConfigurationError(
                 f"{where}: the queue is in account {source.account} and region {source.region}, "
-                f"but {str(home)!r} is in {home.account} and {home.region}; a relay function "
+                f"but {str(first)!r} is in {first.account} and {first.region}; a relay function "
                 "reads queues of its own account and region only: deploy one relay per "
                 "account and region"
             )
@@ -489,17 +597,18 @@ def _address_book(
         )
     if not isinstance(name, str) or name not in address_books:
         raise ConfigurationError(
-            f"{where}: {ROUTE_ADDRESS_BOOK} is {name!r}, which {ENV_ADDRESS_BOOKS} does not "
+            f"{where}: {ROUTE_ADDRESS_BOOK} is {name!r}, which {FILE_ADDRESS_BOOKS} does not "
             f"hold (it has {sorted(address_books)}); name one of its books"
         )
     return address_books[name]
 
 
-def _address_books(books: Mapping[str, object] | None) -> dict[str, dict[str, str]]:
+def _address_books(books: object) -> dict[str, dict[str, str]]:
     """Each book as queue ARN to address (the queue's name)."""
     checked: dict[str, dict[str, str]] = {}
-    for name, book in (books or {}).items():
-        where = f"{ENV_ADDRESS_BOOKS}: book {name!r}"
+    given = _json_object_member(books, FILE_ADDRESS_BOOKS, _ADDRESS_BOOKS_EXAMPLE)
+    for name, book in (given or {}).items():
+        where = f"{FILE_ADDRESS_BOOKS}: book {name!r}"
         if not isinstance(book, dict):
             raise ConfigurationError(
                 f"{where} must be an object of 'arn:<partition>:sqs:<region>:<account>' to a "
@@ -581,27 +690,28 @@ def _check_route(
         raise ConfigurationError(
             f"{where}: an inbound relay delivers to a local endpoint queue, but destination "
             f"{str(destination)!r} is in account {destination.account}, not {source.account}; "
-            f"use {ENV_DIRECTION}={RelayDirection.OUTBOUND.value!r} to forward across accounts"
+            f"use an outbound relay ({FILE_DIRECTION} {RelayDirection.OUTBOUND.value!r}) to forward "
+            "across accounts"
         )
 
 
 def _local_endpoints(local_endpoints: object, home: QueueArn) -> dict[str, str]:
-    """The addresses an outbound relay stamps, each with the ARN of its queue in the relay's
-    account and region."""
+    """The addresses an outbound relay stamps, each with the ARN of its queue in the account
+    and region of the queues it reads (``home``)."""
     if not local_endpoints:
         raise ConfigurationError(
-            f"{ENV_LOCAL_ENDPOINTS} is not set or empty; an outbound relay stamps the ARN of "
+            f"{FILE_LOCAL_ENDPOINTS} is missing or empty; an outbound relay stamps the ARN of "
             "each local queue whose address a message carries: set it to their addresses, as "
             f"{_LOCAL_ENDPOINTS_EXAMPLE}"
         )
     if not isinstance(local_endpoints, list):
         raise ConfigurationError(
-            f"{ENV_LOCAL_ENDPOINTS} is a JSON {type(local_endpoints).__name__}, not an array of "
+            f"{FILE_LOCAL_ENDPOINTS} is a JSON {type(local_endpoints).__name__}, not an array of "
             f"queue names; write it as {_LOCAL_ENDPOINTS_EXAMPLE}"
         )
     checked: dict[str, str] = {}
     for address in local_endpoints:
-        where = f"{ENV_LOCAL_ENDPOINTS}: endpoint {address!r}"
+        where = f"{FILE_LOCAL_ENDPOINTS}: endpoint {address!r}"
         if not isinstance(address, str) or not address or address != address.strip():
             raise ConfigurationError(
                 f"{where}: the address is not text, empty or has surrounding spaces and would "
@@ -635,14 +745,14 @@ def _body_bucket(
     if bucket is None:
         if copying:
             raise ConfigurationError(
-                f"{ENV_ROUTES}: the route for {copying[0]!r} has a {ROUTE_BODY_BUCKET} but "
+                f"{FILE_ROUTES}: the route for {copying[0]!r} has a {ROUTE_BODY_BUCKET} but "
                 f"{ENV_BODY_BUCKET} is not set; set it to this account's body bucket, from which "
                 "the bodies are copied"
             )
         return None
     if direction is RelayDirection.INBOUND:
         raise ConfigurationError(
-            f"{ENV_BODY_BUCKET} is set but {ENV_DIRECTION} is {RelayDirection.INBOUND.value!r}; "
+            f"{ENV_BODY_BUCKET} is set but {FILE_DIRECTION} is {RelayDirection.INBOUND.value!r}; "
             "bodies are copied by the outbound relay of the sending account (an inbound route's "
             f"{ROUTE_BODY_BUCKET} names the bucket it uploads to): unset it"
         )

@@ -67,7 +67,7 @@ from cross_account_runtime.nservicebus.wire_format import (
 from cross_account_runtime.relay.addresses import stamp, translate
 from cross_account_runtime.relay.bodies import BodyUpload, body_key, upload_key
 from cross_account_runtime.relay.config import (
-    ENV_ROUTES,
+    FILE_ROUTES,
     ROUTE_BODY_BUCKET,
     ReceiverAddressing,
     RelayConfig,
@@ -238,10 +238,10 @@ def relay_message(
             DecisionKind.UNKNOWN_ROUTE,
             None,
             None,
-            reason=f"no route for source queue {source!r} in {ENV_ROUTES}; the message is "
-            "reported failed until the queue's redrive policy moves it to its dead-letter "
-            "queue. Add the queue to the topology's routes, or remove it from the function's "
-            "event sources",
+            reason=f"no route for source queue {source!r} in the configuration's {FILE_ROUTES}; "
+            "the message is reported failed until the queue's redrive policy moves it to its "
+            "dead-letter queue. Add the queue to the topology's routes, or remove it from the "
+            "function's event sources",
         )
     found_form: str | None = None
     update: HeadersUpdate | None = None

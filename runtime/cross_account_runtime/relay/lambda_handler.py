@@ -1,9 +1,10 @@
 """The relay's Lambda entry point: ``cross_account_runtime.relay.lambda_handler.handler``.
 
 Thin on purpose, as Powertools for AWS Lambda's ``process_partial_response`` is over its batch
-processor: it builds the :class:`~cross_account_runtime.relay.batch.Relay` from the environment
-(:mod:`cross_account_runtime.relay.config`) on a container's first invocation, keeps it, with its
-SQS clients, for the container's life, and hands it each event. What is decided, sent and
+processor: it builds the :class:`~cross_account_runtime.relay.batch.Relay` from its configuration
+file and the environment (:mod:`cross_account_runtime.relay.config`) on a container's first
+invocation, keeps it, with its SQS clients, for the container's life, and hands it each event.
+The file is read and checked then, once: a warm invocation reads nothing. What is decided, sent and
 logged lives in :mod:`~cross_account_runtime.relay.decision`,
 :mod:`~cross_account_runtime.relay.sending` and :mod:`~cross_account_runtime.relay.batch`, which
 tests drive directly.
@@ -33,7 +34,8 @@ if TYPE_CHECKING:
 
 @functools.cache
 def _default_relay() -> Relay:
-    """The relay configured from ``os.environ``, built on a container's first invocation."""
+    """The relay configured from the file ``os.environ`` names, built on a container's first
+    invocation."""
     return Relay.from_environment(os.environ)
 
 

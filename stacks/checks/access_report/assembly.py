@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,9 @@ class SynthesizedStack:
     account: str
     region: str
     template: Mapping[str, Any]
+    assets: Mapping[str, Path] = field(default_factory=dict)
+    """Each file asset's S3 object key to where the assembly holds it (a Lambda function's
+    code, a relay's configuration file within it)."""
 
     @property
     def partition(self) -> str:
@@ -38,6 +41,17 @@ class SynthesizedStack:
     @property
     def url_suffix(self) -> str:
         return dns_suffix(self.partition)
+
+    def code(self, logical_id: str) -> Path:
+        """Where the assembly holds the code of the Lambda function ``logical_id``."""
+        code = self.template["Resources"][logical_id].get("Properties", {}).get("Code", {})
+        key = code.get("S3Key")
+        if not isinstance(key, str) or key not in self.assets:
+            raise AccessReportError(
+                f"{self.name}: function {logical_id} has no code asset of this assembly "
+                f"(Code {code!r}); synthesize the stack with its assets"
+            )
+        return self.assets[key]
 
     def queue_arn(self, logical_id: str) -> str:
         resource = self.template["Resources"].get(logical_id)
@@ -199,5 +213,22 @@ def read_assembly(assembly_dir: str | Path) -> list[SynthesizedStack]:
             )
         template_file = root / artifact["properties"]["templateFile"]
         template = json.loads(template_file.read_text(encoding="utf-8"))
-        stacks.append(SynthesizedStack(name, account, region, template))
+        assets = _file_assets(root, manifest["artifacts"], artifact)
+        stacks.append(SynthesizedStack(name, account, region, template, assets))
     return stacks
+
+
+def _file_assets(
+    root: Path, artifacts: Mapping[str, Any], stack: Mapping[str, Any]
+) -> dict[str, Path]:
+    """The stack's file assets (from the asset manifests it depends on) by S3 object key."""
+    assets: dict[str, Path] = {}
+    for dependency in stack.get("dependencies", []):
+        artifact = artifacts.get(dependency, {})
+        if artifact.get("type") != "cdk:asset-manifest":
+            continue
+        manifest = json.loads((root / artifact["properties"]["file"]).read_text(encoding="utf-8"))
+        for asset in manifest.get("files", {}).values():
+            for destination in asset["destinations"].values():
+                assets[destination["objectKey"]] = root / asset["source"]["path"]
+    return assets

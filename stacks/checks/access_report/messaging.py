@@ -10,17 +10,12 @@ with every grant's conditions.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from cross_account_runtime.relay.config import (
-    ENV_DIRECTION,
-    ENV_ROUTES,
-    ROUTE_DEAD_LETTER_QUEUE,
-    ROUTE_DESTINATION,
-)
-from stacks.checks.access_report.assembly import SynthesizedStack
+from cross_account_runtime.common.configuration import ConfigurationError
+from cross_account_runtime.relay.config import ENV_CONFIGURATION, ENV_TASK_ROOT, RelayConfig
+from stacks.checks.access_report.assembly import AccessReportError, SynthesizedStack
 from stacks.checks.access_report.policies import (
     Policy,
     action_grants,
@@ -136,23 +131,31 @@ def _subscription_record(
     }
 
 
-def _relay_records(stack: SynthesizedStack, resource: Mapping[str, Any]) -> list[RelayRecord]:
-    """The queue-to-queue hops of a relay function (from its ``RELAY_ROUTES``)."""
+def _relay_records(
+    stack: SynthesizedStack, logical_id: str, resource: Mapping[str, Any]
+) -> list[RelayRecord]:
+    """The queue-to-queue hops of a relay function, read by the relay's own configuration
+    reader from the file in its code asset and its environment, as CloudFormation resolves it."""
     variables = resource.get("Properties", {}).get("Environment", {}).get("Variables", {})
-    if ENV_ROUTES not in variables:
+    if ENV_CONFIGURATION not in variables:
         return []
-    routes = json.loads(stack.resolve(variables[ENV_ROUTES]))
+    environment = {name: str(stack.resolve(value)) for name, value in variables.items()}
+    environment[ENV_TASK_ROOT] = str(stack.code(logical_id))
+    try:
+        config = RelayConfig.from_environment(environment)
+    except ConfigurationError as error:
+        raise AccessReportError(f"{stack.name}: relay function {logical_id}: {error}") from None
     role = stack.resolve(resource["Properties"]["Role"])
     return [
         {
-            "direction": variables[ENV_DIRECTION],
+            "direction": config.direction.value,
             "stack": stack.name,
             "role": role,
             "from": source,
-            "to": route[ROUTE_DESTINATION],
-            "dead_letter_queue": route[ROUTE_DEAD_LETTER_QUEUE],
+            "to": str(route.destination),
+            "dead_letter_queue": str(route.dead_letter_queue),
         }
-        for source, route in routes.items()
+        for source, route in config.routes.items()
     ]
 
 
@@ -238,7 +241,7 @@ def read_messaging(stacks: Sequence[SynthesizedStack]) -> MessagingRecords:
             elif resource.get("Type") == "AWS::SNS::Subscription":
                 subscriptions.append(_subscription_record(stack, resource))
             elif resource.get("Type") == "AWS::Lambda::Function":
-                relays.extend(_relay_records(stack, resource))
+                relays.extend(_relay_records(stack, logical_id, resource))
         for logical_id, resource in resources.items():
             props = resource.get("Properties", {})
             if resource.get("Type") == "AWS::SQS::QueuePolicy":

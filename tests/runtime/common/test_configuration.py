@@ -11,7 +11,7 @@ from cross_account_runtime.sns_endpoint.config import EndpointConfig
 
 
 def test_the_relay_and_the_endpoint_raise_the_same_configuration_error() -> None:
-    with pytest.raises(ConfigurationError, match="RELAY_DIRECTION is not set"):
+    with pytest.raises(ConfigurationError, match="RELAY_CONFIGURATION is not set"):
         RelayConfig.from_environment({})
     with pytest.raises(ConfigurationError, match="SNS_ENDPOINT_DEDUPE_TABLE is not set"):
         EndpointConfig.from_environment({})

@@ -17,6 +17,7 @@ import json
 import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import boto3
@@ -514,21 +515,43 @@ def with_dead_letter(account: str, name: str, max_receive_count: int = 3) -> tup
     )
 
 
-def relay_environment(
+def relay_document(
     direction: str,
     routes: dict[str, dict[str, object]],
     local: list[str] | None = None,
     reachable: tuple[Queue, ...] = (),
-) -> dict[str, str]:
-    """What the CDK construct puts in the function's environment (``reachable``: the queues
-    of address book 1)."""
-    environment = {"RELAY_DIRECTION": direction, "RELAY_ROUTES": json.dumps(routes)}
+) -> dict[str, object]:
+    """What the CDK construct writes into the relay's configuration file (``reachable``: the
+    queues of address book 1)."""
+    document: dict[str, object] = {"direction": direction, "routes": routes}
     if local is not None:
-        environment["RELAY_LOCAL_ENDPOINTS"] = json.dumps(local)
+        document["localEndpoints"] = local
     if reachable:
         book: dict[str, list[str]] = {}
         for queue in reachable:
             account, _, name = queue.arn.rpartition(":")
             book.setdefault(account, []).append(name)
-        environment["RELAY_ADDRESS_BOOKS"] = json.dumps({"1": book})
-    return environment
+        document["addressBooks"] = {"1": book}
+    return document
+
+
+def relay_config(
+    direction: str,
+    routes: dict[str, dict[str, object]],
+    local: list[str] | None = None,
+    reachable: tuple[Queue, ...] = (),
+) -> RelayConfig:
+    """The relay's configuration read from :func:`relay_document`, with the same checks."""
+    document = relay_document(direction, routes, local, reachable)
+    return RelayConfig(
+        direction, routes, document.get("localEndpoints"), document.get("addressBooks")
+    )
+
+
+def relay_environment(task_root: Path, *arguments: Any) -> dict[str, str]:
+    """The function's environment as Lambda gives it, its code (``task_root``) holding the
+    configuration file of :func:`relay_document` (``arguments``)."""
+    (task_root / "relay-config.json").write_text(
+        json.dumps(relay_document(*arguments)), encoding="utf-8"
+    )
+    return {"RELAY_CONFIGURATION": "relay-config.json", "LAMBDA_TASK_ROOT": str(task_root)}

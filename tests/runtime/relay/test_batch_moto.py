@@ -26,7 +26,7 @@ from tests.runtime.relay.conftest import (
     body_headers,
     lambda_event,
     receive,
-    relay_environment,
+    relay_config,
     request_headers,
     route,
     send_to,
@@ -63,9 +63,7 @@ def shadow_and_ingress(fifo: bool = False) -> tuple[Queue, Queue, Queue, Relay]:
     name = f"Billing-{uuid.uuid4().hex[:8]}"
     shadow, dead_letter = with_dead_letter(SALES_ACCOUNT, name + suffix)
     ingress, _ = with_dead_letter(BILLING_ACCOUNT, f"{name}-ingress{suffix}")
-    relay = Relay.from_environment(
-        relay_environment("outbound", {shadow.arn: route(ingress, dead_letter)}, ["Sales"])
-    )
+    relay = Relay(relay_config("outbound", {shadow.arn: route(ingress, dead_letter)}, ["Sales"]))
     return shadow, dead_letter, ingress, relay
 
 

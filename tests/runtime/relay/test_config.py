@@ -1,8 +1,11 @@
-"""The relay's configuration: what the topology passes, and the errors that name the fix."""
+"""The relay's configuration: the file in the function's code and the variables beside it,
+what the topology passes, and the errors that name the fix."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -32,25 +35,48 @@ ROUTES = {
         "deadLetterQueue": BILLING_SHADOW_DLQ_ARN,
     }
 }
+FILE_NAME = "relay-config.json"
+
+Read = Callable[..., RelayConfig]
 
 
-def environment(**variables: Any) -> dict[str, str]:
-    """A valid outbound environment with ``variables`` replaced (``None`` removes one)."""
-    base: dict[str, Any] = {
-        "RELAY_DIRECTION": "outbound",
-        "RELAY_ROUTES": ROUTES,
-        "RELAY_LOCAL_ENDPOINTS": ["Sales"],
-    }
-    base.update(variables)
-    return {
-        name: value if isinstance(value, str) else json.dumps(value)
-        for name, value in base.items()
-        if value is not None
-    }
+@pytest.fixture
+def task_root(tmp_path: Path) -> Path:
+    """The function's code, as Lambda unpacks it (``LAMBDA_TASK_ROOT``)."""
+    return tmp_path
 
 
-def test_an_outbound_configuration_is_read_from_the_environment() -> None:
-    config = RelayConfig.from_environment(environment())
+@pytest.fixture
+def read(task_root: Path) -> Read:
+    """Write a valid outbound file with ``members`` replaced (``None`` removes one) into the
+    function's code, and read it as the relay does, with ``variables`` beside
+    ``RELAY_CONFIGURATION`` and ``LAMBDA_TASK_ROOT``."""
+
+    def read(variables: dict[str, str] | None = None, **members: Any) -> RelayConfig:
+        document: dict[str, Any] = {
+            "direction": "outbound",
+            "routes": ROUTES,
+            "localEndpoints": ["Sales"],
+        }
+        document.update(members)
+        (task_root / FILE_NAME).write_text(
+            json.dumps({k: v for k, v in document.items() if v is not None}), encoding="utf-8"
+        )
+        return RelayConfig.from_environment(
+            {
+                "RELAY_CONFIGURATION": FILE_NAME,
+                "LAMBDA_TASK_ROOT": str(task_root),
+                **(variables or {}),
+            }
+        )
+
+    return read
+
+
+def test_an_outbound_configuration_is_read_from_the_file_in_the_functions_code(
+    read: Read,
+) -> None:
+    config = read()
     assert config.direction == "outbound"
     route = config.routes[BILLING_SHADOW_ARN]
     assert (
@@ -59,6 +85,41 @@ def test_an_outbound_configuration_is_read_from_the_environment() -> None:
     assert route.dead_letter_url == "https://sqs.us-east-1.amazonaws.com/111111111111/Billing-dlq"
     assert route.fifo is False
     assert config.local_endpoints == {"Sales": SALES_ARN}
+
+
+def test_queues_named_without_an_arn_are_the_relays_own_account_and_regions(read: Read) -> None:
+    """What CloudFormation fills in (the account, the region) stays in RELAY_HOME; the file,
+    written at synth, names the queues the construct creates by their names."""
+    config = read(
+        {"RELAY_HOME": "arn:aws:sqs:us-east-1:111111111111"},
+        routes={"Billing": {"destination": BILLING_INGRESS_ARN, "deadLetterQueue": "Billing-dlq"}},
+    )
+    route = config.routes[BILLING_SHADOW_ARN]
+    assert str(route.source) == BILLING_SHADOW_ARN
+    assert str(route.dead_letter_queue) == BILLING_SHADOW_DLQ_ARN
+    assert config.local_endpoints == {"Sales": SALES_ARN}
+
+
+def test_a_dead_letter_queue_named_without_an_arn_is_beside_its_source(read: Read) -> None:
+    config = read(routes={BILLING_SHADOW_ARN: {**route(), "deadLetterQueue": "Billing-dlq"}})
+    assert str(config.routes[BILLING_SHADOW_ARN].dead_letter_queue) == BILLING_SHADOW_DLQ_ARN
+
+
+def test_a_relative_file_is_read_from_the_functions_code_and_an_absolute_one_as_given(
+    read: Read, task_root: Path
+) -> None:
+    read()
+    elsewhere = task_root / "elsewhere"
+    elsewhere.mkdir()
+    (task_root / FILE_NAME).rename(elsewhere / FILE_NAME)
+    config = RelayConfig.from_environment(
+        {"RELAY_CONFIGURATION": str(elsewhere / FILE_NAME), "LAMBDA_TASK_ROOT": str(task_root)}
+    )
+    assert set(config.routes) == {BILLING_SHADOW_ARN}
+    with pytest.raises(ConfigurationError, match=f"cannot read {task_root / FILE_NAME} "):
+        RelayConfig.from_environment(
+            {"RELAY_CONFIGURATION": FILE_NAME, "LAMBDA_TASK_ROOT": str(task_root)}
+        )
 
 
 INBOUND_ROUTES = {
@@ -71,38 +132,33 @@ INBOUND_ROUTES = {
 }
 
 
-def test_an_inbound_configuration_needs_no_local_endpoints() -> None:
-    routes = INBOUND_ROUTES
-    config = RelayConfig.from_environment(
-        environment(RELAY_DIRECTION=" inbound ", RELAY_ROUTES=routes, RELAY_LOCAL_ENDPOINTS=None)
-    )
+def test_an_inbound_configuration_needs_no_local_endpoints(read: Read) -> None:
+    config = read(direction="inbound", routes=INBOUND_ROUTES, localEndpoints=None)
     assert config.direction == "inbound"
     assert config.local_endpoints == {}
 
 
 @pytest.mark.parametrize("direction", list(RelayDirection))
 def test_the_direction_is_read_into_a_relay_direction_that_writes_as_its_plain_text(
-    direction: RelayDirection,
+    read: Read, direction: RelayDirection
 ) -> None:
-    """Log lines and the Relay.Rejection JSON carry the direction exactly as the variable."""
-    routes = INBOUND_ROUTES
-    variables: dict[str, Any] = {"RELAY_DIRECTION": str(direction.value)}
+    """Log lines and the Relay.Rejection JSON carry the direction exactly as the file."""
+    members: dict[str, Any] = {"direction": str(direction.value)}
     if direction is RelayDirection.INBOUND:
-        variables |= {"RELAY_ROUTES": routes, "RELAY_LOCAL_ENDPOINTS": None}
+        members |= {"routes": INBOUND_ROUTES, "localEndpoints": None}
 
-    config = RelayConfig.from_environment(environment(**variables))
+    config = read(**members)
 
     assert config.direction is direction
     assert json.dumps({"direction": config.direction}) == f'{{"direction": "{direction.value}"}}'
     assert f"{config.direction}" == direction.value
 
 
-def test_fifo_routes_are_recognised_by_their_queue_names() -> None:
+def test_fifo_routes_are_recognised_by_their_queue_names(read: Read) -> None:
     routes = {
         FIFO_SHADOW_ARN: {"destination": FIFO_INGRESS_ARN, "deadLetterQueue": FIFO_SHADOW_DLQ_ARN}
     }
-    config = RelayConfig.from_environment(environment(RELAY_ROUTES=routes))
-    assert config.routes[FIFO_SHADOW_ARN].fifo is True
+    assert read(routes=routes).routes[FIFO_SHADOW_ARN].fifo is True
 
 
 def route(
@@ -114,44 +170,102 @@ def route(
 @pytest.mark.parametrize(
     ("variables", "expected"),
     [
-        ({"RELAY_DIRECTION": None}, "RELAY_DIRECTION is not set"),
-        ({"RELAY_DIRECTION": "sideways"}, "RELAY_DIRECTION is 'sideways'; set it to 'outbound'"),
-        ({"RELAY_ROUTES": None}, "RELAY_ROUTES is not set"),
-        ({"RELAY_ROUTES": "{not json"}, "RELAY_ROUTES is not valid JSON"),
-        ({"RELAY_ROUTES": "[]"}, "RELAY_ROUTES is a JSON list, not an object"),
-        ({"RELAY_ROUTES": {}}, "RELAY_ROUTES lists no queue"),
         (
-            {
-                "RELAY_ROUTES": f'{{"{BILLING_SHADOW_ARN}": {json.dumps(route())}, "{BILLING_SHADOW_ARN}": {json.dumps(route())}}}'
-            },
-            "appears twice",
+            {"RELAY_CONFIGURATION": ""},
+            "RELAY_CONFIGURATION is not set; set it to the relay's configuration file in the "
+            "function's code, as 'relay-config.json'",
         ),
-        ({"RELAY_ROUTES": {"Billing": route()}}, "RELAY_ROUTES: source 'Billing'"),
+        ({"RELAY_CONFIGURATION": "missing.json"}, "RELAY_CONFIGURATION: cannot read "),
+        ({"RELAY_CONFIGURATION": "."}, "RELAY_CONFIGURATION: cannot read "),
+    ],
+)
+def test_a_file_the_relay_cannot_read_names_the_variable_and_the_fix(
+    read: Read, variables: dict[str, str], expected: str
+) -> None:
+    with pytest.raises(ConfigurationError) as raised:
+        read(variables)
+    assert str(raised.value).startswith(expected)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("{not json", "is not valid JSON"),
+        ("[]", "holds a JSON list, not an object with the members ['direction', 'routes', "),
         (
-            {"RELAY_ROUTES": {BILLING_SHADOW_ARN: BILLING_INGRESS_ARN}},
+            json.dumps({"direction": "outbound", "routes": ROUTES, "localEndpoint": ["Sales"]}),
+            "['localEndpoint'] are not members the relay reads",
+        ),
+        ('{"direction": "outbound", "direction": "inbound"}', "appears twice"),
+    ],
+)
+def test_a_file_that_is_not_a_configuration_names_the_file_and_the_fix(
+    task_root: Path, text: str, expected: str
+) -> None:
+    (task_root / FILE_NAME).write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigurationError) as raised:
+        RelayConfig.from_environment(
+            {"RELAY_CONFIGURATION": FILE_NAME, "LAMBDA_TASK_ROOT": str(task_root)}
+        )
+    assert str(raised.value).startswith(str(task_root / FILE_NAME))
+    assert expected in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("members", "expected"),
+    [
+        ({"direction": None}, "direction is not set"),
+        ({"direction": "sideways"}, "direction is 'sideways'; set it to 'outbound'"),
+        ({"direction": 1}, "direction is 1; set it to 'outbound'"),
+        ({"routes": None}, "routes is not set"),
+        ({"routes": []}, "routes is a JSON list, not an object"),
+        ({"routes": {}}, "routes lists no queue"),
+        (
+            {"routes": {"Billing": route()}},
+            "routes: source 'Billing' names a queue by name, which needs RELAY_HOME",
+        ),
+        ({"routes": {"arn:aws:sns:x": route()}}, "routes: source 'arn:aws:sns:x'"),
+        (
+            {"routes": {BILLING_SHADOW_ARN: BILLING_INGRESS_ARN}},
             "must be an object with the members ['deadLetterQueue', 'destination'] (and "
             "optionally ['bodyBucket', 'delayed', 'forwardUnreadable', 'maxReceiveCount']) for "
             "an outbound relay",
         ),
         (
-            {"RELAY_ROUTES": {BILLING_SHADOW_ARN: {**route(), "retries": 3}}},
+            {"routes": {BILLING_SHADOW_ARN: {**route(), "retries": 3}}},
             "must be an object with the members",
         ),
         (
-            {"RELAY_ROUTES": {BILLING_SHADOW_ARN: route(destination="https://sqs/Billing")}},
+            {"routes": {BILLING_SHADOW_ARN: route(destination="https://sqs/Billing")}},
             "destination: 'https://sqs/Billing' is not an SQS queue ARN",
         ),
         (
-            {"RELAY_ROUTES": {BILLING_SHADOW_ARN: route(destination=BILLING_SHADOW_ARN)}},
+            {"routes": {BILLING_SHADOW_ARN: route(destination="Billing-ingress")}},
+            "destination: 'Billing-ingress' is not an SQS queue ARN",
+        ),
+        (
+            {"routes": {BILLING_SHADOW_ARN: route(dead_letter="queue:Billing-dlq")}},
+            "deadLetterQueue: 'queue:Billing-dlq' is neither a queue ARN",
+        ),
+        (
+            {"routes": {BILLING_SHADOW_ARN: route(dead_letter="Billing dlq")}},
+            "deadLetterQueue: ",
+        ),
+        (
+            {"routes": {BILLING_SHADOW_ARN: route(destination=BILLING_SHADOW_ARN)}},
             "would loop",
         ),
         (
-            {"RELAY_ROUTES": {BILLING_SHADOW_ARN: route(destination=FIFO_INGRESS_ARN)}},
+            {"routes": {BILLING_SHADOW_ARN: route(dead_letter="Billing")}},
+            "would loop",
+        ),
+        (
+            {"routes": {BILLING_SHADOW_ARN: route(destination=FIFO_INGRESS_ARN)}},
             "forward FIFO to FIFO",
         ),
         (
             {
-                "RELAY_ROUTES": {
+                "routes": {
                     BILLING_SHADOW_ARN: route(
                         destination="arn:aws-cn:sqs:cn-north-1:222222222222:Billing"
                     )
@@ -160,16 +274,16 @@ def route(
             "SQS cannot deliver across partitions",
         ),
         (
-            {"RELAY_ROUTES": {BILLING_SHADOW_ARN: route(dead_letter=BILLING_INGRESS_DLQ_ARN)}},
+            {"routes": {BILLING_SHADOW_ARN: route(dead_letter=BILLING_INGRESS_DLQ_ARN)}},
             "give the source queue's own redrive dead-letter queue",
         ),
         (
-            {"RELAY_ROUTES": {BILLING_SHADOW_ARN: route(dead_letter=FIFO_SHADOW_DLQ_ARN)}},
+            {"routes": {BILLING_SHADOW_ARN: route(dead_letter=FIFO_SHADOW_DLQ_ARN)}},
             "dead-letter queue of the source's type",
         ),
         (
             {
-                "RELAY_ROUTES": {
+                "routes": {
                     **ROUTES,
                     "arn:aws:sqs:eu-west-1:111111111111:Billing": route(
                         dead_letter="arn:aws:sqs:eu-west-1:111111111111:Billing-dlq"
@@ -178,22 +292,50 @@ def route(
             },
             "deploy one relay per account and region",
         ),
-        ({"RELAY_LOCAL_ENDPOINTS": None}, "RELAY_LOCAL_ENDPOINTS is not set or empty"),
-        ({"RELAY_LOCAL_ENDPOINTS": []}, "RELAY_LOCAL_ENDPOINTS is not set or empty"),
-        ({"RELAY_LOCAL_ENDPOINTS": {"Sales": SALES_ARN}}, "is a JSON dict, not an array"),
-        ({"RELAY_LOCAL_ENDPOINTS": [" Sales"]}, "surrounding spaces"),
-        ({"RELAY_LOCAL_ENDPOINTS": [7]}, "endpoint 7: the address is not text"),
-        ({"RELAY_LOCAL_ENDPOINTS": [SALES_ARN]}, "give the legacy transport address"),
-        ({"RELAY_LOCAL_ENDPOINTS": [":Sales"]}, "give the legacy transport address"),
-        ({"RELAY_LOCAL_ENDPOINTS": ["Sales!"]}, "endpoint 'Sales!'"),
+        ({"localEndpoints": None}, "localEndpoints is missing or empty"),
+        ({"localEndpoints": []}, "localEndpoints is missing or empty"),
+        ({"localEndpoints": {"Sales": SALES_ARN}}, "is a JSON dict, not an array"),
+        ({"localEndpoints": [" Sales"]}, "surrounding spaces"),
+        ({"localEndpoints": [7]}, "endpoint 7: the address is not text"),
+        ({"localEndpoints": [SALES_ARN]}, "give the legacy transport address"),
+        ({"localEndpoints": [":Sales"]}, "give the legacy transport address"),
+        ({"localEndpoints": ["Sales!"]}, "endpoint 'Sales!'"),
     ],
 )
-def test_an_unusable_outbound_configuration_names_the_variable_and_the_fix(
-    variables: dict[str, Any], expected: str
+def test_an_unusable_outbound_configuration_names_the_file_the_member_and_the_fix(
+    read: Read, task_root: Path, members: dict[str, Any], expected: str
 ) -> None:
-    with pytest.raises(ConfigurationError, match="RELAY_") as raised:
-        RelayConfig.from_environment(environment(**variables))
+    with pytest.raises(ConfigurationError) as raised:
+        read(**members)
+    assert str(raised.value).startswith(f"{task_root / FILE_NAME}: ")
     assert expected in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("home", "expected"),
+    [
+        ("111111111111", "RELAY_HOME is '111111111111'; set it to the relay's own account"),
+        ("arn:aws:sqs:us-east-1:111111111111:Sales", "RELAY_HOME is 'arn:aws:sqs:us-east-1:"),
+        ("arn:aws:sns:us-east-1:111111111111", "RELAY_HOME: "),
+        ("arn:aws:sqs:us-east-1:1111", "RELAY_HOME: "),
+    ],
+)
+def test_an_unusable_home_names_the_variable_and_the_fix(
+    read: Read, home: str, expected: str
+) -> None:
+    with pytest.raises(ConfigurationError) as raised:
+        read({"RELAY_HOME": home})
+    assert expected in str(raised.value)
+
+
+def test_a_queue_keyed_both_by_name_and_by_arn_is_refused(read: Read) -> None:
+    routes = {**ROUTES, "Billing": route()}
+    with pytest.raises(ConfigurationError) as raised:
+        read({"RELAY_HOME": "arn:aws:sqs:us-east-1:111111111111"}, routes=routes)
+    assert (
+        f"routes: route for 'Billing': the queue {BILLING_SHADOW_ARN!r} also has the route for "
+        f"{BILLING_SHADOW_ARN!r}; give each queue one route"
+    ) in str(raised.value)
 
 
 def inbound_route(destination: str = BILLING_ARN, **members: Any) -> dict[str, Any]:
@@ -205,38 +347,39 @@ def inbound_route(destination: str = BILLING_ARN, **members: Any) -> dict[str, A
     }
 
 
-def test_an_inbound_relay_refuses_local_endpoints() -> None:
+def test_an_inbound_relay_refuses_local_endpoints(read: Read) -> None:
     routes = {BILLING_INGRESS_ARN: inbound_route()}
-    with pytest.raises(ConfigurationError, match="stamps nothing: unset it"):
-        RelayConfig.from_environment(environment(RELAY_DIRECTION="inbound", RELAY_ROUTES=routes))
+    with pytest.raises(ConfigurationError, match="stamps nothing: remove it"):
+        read(direction="inbound", routes=routes)
 
 
-def test_an_inbound_relay_delivers_only_within_its_account() -> None:
+def test_an_inbound_relay_delivers_only_within_its_account(read: Read) -> None:
     routes = {BILLING_INGRESS_ARN: inbound_route(SALES_ARN)}
     with pytest.raises(
         ConfigurationError, match="an inbound relay delivers to a local endpoint queue"
     ):
-        RelayConfig.from_environment(
-            environment(RELAY_DIRECTION="inbound", RELAY_ROUTES=routes, RELAY_LOCAL_ENDPOINTS=None)
-        )
+        read(direction="inbound", routes=routes, localEndpoints=None)
 
 
 BOOKS = {"1": {"arn:aws:sqs:us-east-1:111111111111": ["Sales", "Shipping"]}}
 
 
-def read_inbound(books: Any = None, **members: Any) -> RelayConfig:
-    routes = {BILLING_INGRESS_ARN: inbound_route(**members)}
-    return RelayConfig.from_environment(
-        environment(
-            RELAY_DIRECTION="inbound",
-            RELAY_ROUTES=routes,
-            RELAY_LOCAL_ENDPOINTS=None,
-            RELAY_ADDRESS_BOOKS=books,
+@pytest.fixture
+def read_inbound(read: Read) -> Callable[..., RelayConfig]:
+    def read_inbound(books: Any = None, **members: Any) -> RelayConfig:
+        return read(
+            direction="inbound",
+            routes={BILLING_INGRESS_ARN: inbound_route(**members)},
+            localEndpoints=None,
+            addressBooks=books,
         )
-    )
+
+    return read_inbound
 
 
-def test_an_inbound_route_says_how_its_endpoint_reads_addresses() -> None:
+def test_an_inbound_route_says_how_its_endpoint_reads_addresses(
+    read_inbound: Callable[..., RelayConfig],
+) -> None:
     arn_aware = read_inbound().routes[BILLING_INGRESS_ARN]
     assert arn_aware.receiver is ReceiverAddressing.ARN
     assert arn_aware.addresses == {}
@@ -272,9 +415,10 @@ def test_routes_that_name_one_address_book_share_it() -> None:
         (
             {"receiver": "name", "addressBook": "2"},
             BOOKS,
-            "which RELAY_ADDRESS_BOOKS does not hold (it has ['1'])",
+            "which addressBooks does not hold (it has ['1'])",
         ),
         ({"receiver": "name", "addressBook": "1"}, None, "does not hold (it has [])"),
+        ({"receiver": "name", "addressBook": "1"}, ["1"], "addressBooks is a JSON list, not an"),
         ({"receiver": "name", "addressBook": "1"}, {"1": ["Sales"]}, "book '1' must be an object"),
         (
             {"receiver": "name", "addressBook": "1"},
@@ -289,7 +433,7 @@ def test_routes_that_name_one_address_book_share_it() -> None:
         (
             {"receiver": "name", "addressBook": "1"},
             {"1": {"arn:aws:sqs:us-east-1:111111111111:Sales": ["X"]}},
-            "RELAY_ADDRESS_BOOKS: book '1': 'arn:aws:sqs:us-east-1:111111111111:Sales'",
+            "addressBooks: book '1': 'arn:aws:sqs:us-east-1:111111111111:Sales'",
         ),
         (
             {"receiver": "name", "addressBook": "1"},
@@ -300,7 +444,7 @@ def test_routes_that_name_one_address_book_share_it() -> None:
     ],
 )
 def test_an_unusable_inbound_route_names_the_member_and_the_fix(
-    members: dict[str, Any], books: Any, expected: str
+    read: Read, members: dict[str, Any], books: Any, expected: str
 ) -> None:
     route_members = {k: v for k, v in members.items() if v is not None}
     routes = {
@@ -310,29 +454,22 @@ def test_an_unusable_inbound_route_names_the_member_and_the_fix(
         }
     }
     with pytest.raises(ConfigurationError) as raised:
-        RelayConfig.from_environment(
-            environment(
-                RELAY_DIRECTION="inbound",
-                RELAY_ROUTES=routes,
-                RELAY_LOCAL_ENDPOINTS=None,
-                RELAY_ADDRESS_BOOKS=books,
-            )
-        )
+        read(direction="inbound", routes=routes, localEndpoints=None, addressBooks=books)
     assert expected in str(raised.value)
 
 
-def test_an_outbound_relay_refuses_address_books() -> None:
+def test_an_outbound_relay_refuses_address_books(read: Read) -> None:
     with pytest.raises(
-        ConfigurationError, match="RELAY_ADDRESS_BOOKS is set but RELAY_DIRECTION is 'outbound'"
+        ConfigurationError, match="addressBooks is given but direction is 'outbound'"
     ):
-        RelayConfig.from_environment(environment(RELAY_ADDRESS_BOOKS=BOOKS))
+        read(addressBooks=BOOKS)
 
 
 BILLING_DELAY_SHADOW_ARN = "arn:aws:sqs:us-east-1:111111111111:Billing-delay.fifo"
 BILLING_DELAY_SHADOW_DLQ_ARN = "arn:aws:sqs:us-east-1:111111111111:Billing-delay-dlq.fifo"
 
 
-def test_a_delay_queues_shadow_forwards_from_fifo_to_a_standard_ingress_queue() -> None:
+def test_a_delay_queues_shadow_forwards_from_fifo_to_a_standard_ingress_queue(read: Read) -> None:
     routes = {
         **ROUTES,
         BILLING_DELAY_SHADOW_ARN: {
@@ -341,9 +478,7 @@ def test_a_delay_queues_shadow_forwards_from_fifo_to_a_standard_ingress_queue() 
             "delayed": True,
         },
     }
-    route = RelayConfig.from_environment(environment(RELAY_ROUTES=routes)).routes[
-        BILLING_DELAY_SHADOW_ARN
-    ]
+    route = read(routes=routes).routes[BILLING_DELAY_SHADOW_ARN]
     assert route.delayed is True
     assert route.fifo is True
     assert route.destination_fifo is False
@@ -359,7 +494,7 @@ def test_a_delay_queues_shadow_forwards_from_fifo_to_a_standard_ingress_queue() 
     ],
 )
 def test_a_delayed_route_must_read_a_delay_queues_shadow(
-    source: str, destination: str, delayed: object, expected: str
+    read: Read, source: str, destination: str, delayed: object, expected: str
 ) -> None:
     dead_letter = (
         BILLING_DELAY_SHADOW_DLQ_ARN if source.endswith(".fifo") else BILLING_SHADOW_DLQ_ARN
@@ -368,7 +503,7 @@ def test_a_delayed_route_must_read_a_delay_queues_shadow(
         source: {"destination": destination, "deadLetterQueue": dead_letter, "delayed": delayed}
     }
     with pytest.raises(ConfigurationError) as raised:
-        RelayConfig.from_environment(environment(RELAY_ROUTES=routes))
+        read(routes=routes)
     assert expected in str(raised.value)
 
 
@@ -376,7 +511,9 @@ def test_a_delayed_route_must_read_a_delay_queues_shadow(
 
 
 @pytest.mark.parametrize("form", list(MessageForm))
-def test_an_inbound_route_names_the_form_its_endpoint_writes(form: MessageForm) -> None:
+def test_an_inbound_route_names_the_form_its_endpoint_writes(
+    read_inbound: Callable[..., RelayConfig], form: MessageForm
+) -> None:
     route = read_inbound(form=form.value).routes[BILLING_INGRESS_ARN]
     assert route.form is form
     assert f"{route.form}" == form.value
@@ -400,29 +537,27 @@ def test_an_inbound_route_without_a_known_form_names_the_route_and_the_fix(
     with pytest.raises(ConfigurationError) as raised:
         RelayConfig("inbound", {BILLING_INGRESS_ARN: members})
     message = str(raised.value)
-    assert message.startswith(f"RELAY_ROUTES: route for {BILLING_INGRESS_ARN!r}: ")
+    assert message.startswith(f"routes: route for {BILLING_INGRESS_ARN!r}: ")
     assert expected in message
     assert "DoNotWrapOutgoingMessages" in message
 
 
-def test_an_outbound_route_refuses_a_form() -> None:
+def test_an_outbound_route_refuses_a_form(read: Read, task_root: Path) -> None:
     routes = {BILLING_SHADOW_ARN: {**route(), "form": "wrapped"}}
     with pytest.raises(ConfigurationError) as raised:
-        RelayConfig.from_environment(environment(RELAY_ROUTES=routes))
+        read(routes=routes)
     assert str(raised.value) == (
-        f"RELAY_ROUTES: route for {BILLING_SHADOW_ARN!r}: form is for inbound routes; an "
-        "outbound relay forwards each message in the form its sender wrote, and the receiving "
-        "account's inbound relay delivers it in its endpoint's form: remove form"
+        f"{task_root / FILE_NAME}: routes: route for {BILLING_SHADOW_ARN!r}: form is for inbound "
+        "routes; an outbound relay forwards each message in the form its sender wrote, and the "
+        "receiving account's inbound relay delivers it in its endpoint's form: remove form"
     )
 
 
-def test_routes_say_whether_unreadable_messages_go_on_and_their_receive_count() -> None:
-    outbound = RelayConfig.from_environment(
-        environment(
-            RELAY_ROUTES={
-                BILLING_SHADOW_ARN: {**route(), "forwardUnreadable": True, "maxReceiveCount": 5}
-            }
-        )
+def test_routes_say_whether_unreadable_messages_go_on_and_their_receive_count(
+    read: Read, read_inbound: Callable[..., RelayConfig]
+) -> None:
+    outbound = read(
+        routes={BILLING_SHADOW_ARN: {**route(), "forwardUnreadable": True, "maxReceiveCount": 5}}
     ).routes[BILLING_SHADOW_ARN]
     assert (outbound.forward_unreadable, outbound.max_receive_count, outbound.form) == (
         True,
@@ -451,25 +586,29 @@ def test_routes_say_whether_unreadable_messages_go_on_and_their_receive_count() 
 )
 @pytest.mark.parametrize("direction", list(RelayDirection))
 def test_an_unusable_route_member_names_the_route_and_the_fix(
-    members: dict[str, Any], expected: str, direction: RelayDirection
+    read: Read,
+    task_root: Path,
+    members: dict[str, Any],
+    expected: str,
+    direction: RelayDirection,
 ) -> None:
     if direction is RelayDirection.OUTBOUND:
         routes = {BILLING_SHADOW_ARN: {**route(), **members}}
-        variables: dict[str, Any] = {"RELAY_ROUTES": routes}
+        file_members: dict[str, Any] = {"routes": routes}
     else:
         routes = {BILLING_INGRESS_ARN: inbound_route(**members)}
-        variables = {
-            "RELAY_DIRECTION": "inbound",
-            "RELAY_ROUTES": routes,
-            "RELAY_LOCAL_ENDPOINTS": None,
-        }
+        file_members = {"direction": "inbound", "routes": routes, "localEndpoints": None}
     with pytest.raises(ConfigurationError) as raised:
-        RelayConfig.from_environment(environment(**variables))
-    assert str(raised.value).startswith(f"RELAY_ROUTES: route for {next(iter(routes))!r}: ")
+        read(**file_members)
+    assert str(raised.value).startswith(
+        f"{task_root / FILE_NAME}: routes: route for {next(iter(routes))!r}: "
+    )
     assert expected in str(raised.value)
 
 
-def test_an_inbound_route_may_name_its_own_accounts_body_bucket() -> None:
+def test_an_inbound_route_may_name_its_own_accounts_body_bucket(
+    read_inbound: Callable[..., RelayConfig],
+) -> None:
     config = read_inbound(bodyBucket="billing-bodies")
     assert config.routes[BILLING_INGRESS_ARN].body_bucket == "billing-bodies"
     assert config.body_bucket is None
@@ -482,9 +621,11 @@ def test_an_inbound_relay_still_refuses_the_outbound_copy_source() -> None:
             {BILLING_INGRESS_ARN: inbound_route(bodyBucket="billing-bodies")},
             body_bucket="billing-bodies",
         )
-    assert str(raised.value).startswith("RELAY_BODY_BUCKET is set but RELAY_DIRECTION is 'inbound'")
+    assert str(raised.value).startswith("RELAY_BODY_BUCKET is set but direction is 'inbound'")
 
 
-def test_an_inbound_routes_body_bucket_must_be_a_bucket_name() -> None:
+def test_an_inbound_routes_body_bucket_must_be_a_bucket_name(
+    read_inbound: Callable[..., RelayConfig],
+) -> None:
     with pytest.raises(ConfigurationError, match="bodyBucket is 'Billing_Bodies', not an S3"):
         read_inbound(bodyBucket="Billing_Bodies")

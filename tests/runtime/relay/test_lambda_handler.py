@@ -1,4 +1,4 @@
-"""The Lambda entry point: built from the environment once per container, every message
+"""The Lambda entry point: built from its configuration file once per container, every message
 reported failed while the configuration is unusable, and nothing heavy imported with it."""
 
 from __future__ import annotations
@@ -42,10 +42,10 @@ def test_importing_the_relay_loads_neither_boto3_nor_botocore() -> None:
 
 @pytest.mark.usefixtures("fresh_default_relay")
 def test_the_entry_point_reports_every_message_failed_while_misconfigured(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    monkeypatch.setenv("RELAY_DIRECTION", "outbound")
-    monkeypatch.delenv("RELAY_ROUTES", raising=False)
+    monkeypatch.setenv("RELAY_CONFIGURATION", "relay-config.json")
+    monkeypatch.setenv("LAMBDA_TASK_ROOT", str(tmp_path))
     monkeypatch.setenv("POWERTOOLS_SERVICE_NAME", "sales-outbound-relay")
     records = [good_record(), good_record()]
 
@@ -56,26 +56,34 @@ def test_the_entry_point_reports_every_message_failed_while_misconfigured(
     assert line["level"] == "ERROR"
     assert line["outcome"] == "misconfigured"
     assert line["service"] == "sales-outbound-relay"
-    assert "RELAY_ROUTES is not set" in line["reason"]
+    assert line["reason"].startswith(
+        f"RELAY_CONFIGURATION: cannot read {tmp_path / 'relay-config.json'} "
+    )
 
 
 @pytest.mark.usefixtures("fresh_default_relay")
-def test_the_entry_point_builds_its_relay_from_the_environment_once(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+def test_the_entry_point_reads_its_configuration_file_once_per_container(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    monkeypatch.setenv("RELAY_DIRECTION", "outbound")
-    monkeypatch.setenv(
-        "RELAY_ROUTES",
+    configuration = tmp_path / "relay-config.json"
+    configuration.write_text(
         json.dumps(
             {
-                BILLING_SHADOW_ARN: {
-                    "destination": BILLING_INGRESS_ARN,
-                    "deadLetterQueue": BILLING_SHADOW_DLQ_ARN,
-                }
+                "direction": "outbound",
+                "routes": {
+                    "Billing": {
+                        "destination": BILLING_INGRESS_ARN,
+                        "deadLetterQueue": BILLING_SHADOW_DLQ_ARN,
+                    }
+                },
+                "localEndpoints": ["Sales"],
             }
         ),
+        encoding="utf-8",
     )
-    monkeypatch.setenv("RELAY_LOCAL_ENDPOINTS", json.dumps(["Sales"]))
+    monkeypatch.setenv("RELAY_CONFIGURATION", "relay-config.json")
+    monkeypatch.setenv("LAMBDA_TASK_ROOT", str(tmp_path))
+    monkeypatch.setenv("RELAY_HOME", "arn:aws:sqs:us-east-1:111111111111")
     unrouted = good_record(source="arn:aws:sqs:us-east-1:111111111111:Unrouted")
 
     response = lambda_handler.handler(sqs_event(unrouted), LambdaContext())
@@ -84,6 +92,9 @@ def test_the_entry_point_builds_its_relay_from_the_environment_once(
     built = lambda_handler._default_relay()
     assert set(built.config.routes) == {BILLING_SHADOW_ARN}
     assert built.config.local_endpoints == {"Sales": SALES_ARN}
-    monkeypatch.setenv("RELAY_DIRECTION", "inbound")
+    configuration.unlink()
+    # A warm invocation reads nothing: the file is gone, the relay is the same.
+    lambda_handler.handler(sqs_event(unrouted), LambdaContext())
     assert lambda_handler._default_relay() is built
-    assert message_lines(capsys.readouterr().out)[0]["kind"] == "unknown_route"
+    kinds = [line["kind"] for line in message_lines(capsys.readouterr().out)]
+    assert kinds == ["unknown_route", "unknown_route"]

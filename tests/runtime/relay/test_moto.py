@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import uuid
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -42,6 +43,7 @@ from tests.runtime.relay.conftest import (
     message_lines,
     poll,
     receive,
+    relay_config,
     relay_environment,
     request_headers,
     route,
@@ -99,30 +101,30 @@ def bridge() -> Bridge:
         billing_ingress=billing_ingress,
         sales_shadow=sales_shadow,
         sales_ingress=sales_ingress,
-        sales_outbound=Relay.from_environment(
-            relay_environment(
+        sales_outbound=Relay(
+            relay_config(
                 "outbound",
                 {billing_shadow.arn: route(billing_ingress, billing_shadow_dlq)},
                 [sales_name],
             )
         ),
-        billing_inbound=Relay.from_environment(
-            relay_environment(
+        billing_inbound=Relay(
+            relay_config(
                 "inbound",
                 {billing_ingress.arn: to_released(billing, billing_ingress_dlq)},
                 # Sales through its shadow in Billing's account, of the same name.
                 reachable=(sales, billing),
             )
         ),
-        billing_outbound=Relay.from_environment(
-            relay_environment(
+        billing_outbound=Relay(
+            relay_config(
                 "outbound",
                 {sales_shadow.arn: route(sales_ingress, sales_shadow_dlq)},
                 [billing_name],
             )
         ),
-        sales_inbound=Relay.from_environment(
-            relay_environment(
+        sales_inbound=Relay(
+            relay_config(
                 "inbound",
                 # Sales does not wrap (DoNotWrapOutgoingMessages), as Billing's reply.
                 {sales_ingress.arn: to_released(sales, sales_ingress_dlq, form="attribute")},
@@ -201,8 +203,8 @@ def test_a_relay_retry_creates_no_duplicate_on_fifo_queues() -> None:
     suffix = uuid.uuid4().hex[:8]
     shadow, shadow_dlq = with_dead_letter(SALES_ACCOUNT, f"Billing-{suffix}.fifo")
     ingress = create_queue(BILLING_ACCOUNT, f"Billing-{suffix}-ingress.fifo")
-    relay = Relay.from_environment(
-        relay_environment(
+    relay = Relay(
+        relay_config(
             "outbound",
             {shadow.arn: route(ingress, shadow_dlq)},
             ["Sales.fifo"],
@@ -231,10 +233,14 @@ def test_a_relay_retry_creates_no_duplicate_on_fifo_queues() -> None:
 
 @pytest.mark.usefixtures("fresh_default_relay")
 def test_a_malformed_arn_header_goes_straight_to_the_dead_letter_queue_with_its_reason(
-    bridge: Bridge, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    bridge: Bridge,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
 ) -> None:
-    """Through the Lambda entry point, configured from the environment."""
+    """Through the Lambda entry point, configured from its file and the environment."""
     environment = relay_environment(
+        tmp_path,
         "outbound",
         {bridge.billing_shadow.arn: route(bridge.billing_ingress, bridge.billing_shadow_dlq)},
         [bridge.sales_address],
@@ -302,8 +308,8 @@ def test_an_undeliverable_message_reaches_the_dead_letter_queue_through_redrive(
         if cause == "destination queue missing"
         else create_queue(SALES_ACCOUNT, f"Other-{suffix}")
     )
-    relay = Relay.from_environment(
-        relay_environment(
+    relay = Relay(
+        relay_config(
             "outbound",
             {routed.arn: {"destination": missing, "deadLetterQueue": shadow_dlq.arn}},
             ["Sales"],
@@ -342,8 +348,8 @@ def test_a_send_to_a_missing_queue_on_the_last_receive_is_dead_lettered_with_the
     suffix = uuid.uuid4().hex[:8]
     shadow, shadow_dlq = with_dead_letter(SALES_ACCOUNT, f"Shipping-{suffix}", max_receive_count=2)
     missing = f"arn:aws:sqs:us-east-1:{BILLING_ACCOUNT}:Shipping-{suffix}-ingress"
-    relay = Relay.from_environment(
-        relay_environment(
+    relay = Relay(
+        relay_config(
             "outbound",
             {
                 shadow.arn: {

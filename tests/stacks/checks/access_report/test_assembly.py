@@ -124,3 +124,41 @@ def test_the_stacks_are_read_by_name_with_their_environment(tmp_path: Path) -> N
         ("Messaging-Billing", "222222222222", "eu-west-1"),
         ("Messaging-Sales", ACCOUNT, "eu-west-1"),
     ]
+
+
+def test_a_functions_code_is_found_through_the_stacks_asset_manifest(tmp_path: Path) -> None:
+    """Where a relay's configuration file is: the folder the CDK CLI zips and uploads."""
+    key = "0123abcd.zip"
+    template = {
+        "Resources": {
+            "Relay": {"Type": "AWS::Lambda::Function", "Properties": {"Code": {"S3Key": key}}},
+            "Other": {"Type": "AWS::Lambda::Function", "Properties": {"Code": {"S3Key": "x.zip"}}},
+        }
+    }
+    artifacts = {
+        "Messaging-Sales": {
+            "type": "aws:cloudformation:stack",
+            "environment": f"aws://{ACCOUNT}/us-east-1",
+            "properties": {"templateFile": "Messaging-Sales.template.json"},
+            "dependencies": ["Messaging-Sales.assets"],
+        },
+        "Messaging-Sales.assets": {
+            "type": "cdk:asset-manifest",
+            "properties": {"file": "Messaging-Sales.assets.json"},
+        },
+    }
+    assets = {
+        "files": {
+            "0123abcd": {
+                "source": {"path": "asset.0123abcd", "packaging": "zip"},
+                "destinations": {"d": {"bucketName": "assets", "objectKey": key}},
+            }
+        }
+    }
+    (tmp_path / "manifest.json").write_text(json.dumps({"artifacts": artifacts}))
+    (tmp_path / "Messaging-Sales.template.json").write_text(json.dumps(template))
+    (tmp_path / "Messaging-Sales.assets.json").write_text(json.dumps(assets))
+    (stack,) = read_assembly(tmp_path)
+    assert stack.code("Relay") == tmp_path / "asset.0123abcd"
+    with pytest.raises(AccessReportError, match="function Other has no code asset"):
+        stack.code("Other")

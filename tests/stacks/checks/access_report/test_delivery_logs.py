@@ -333,9 +333,12 @@ def _resources(template: Template, resource_type: str) -> list[dict[str, Any]]:
 
 
 def _copy(assembly: Path, tmp_path: Path) -> Path:
-    """The manifest and templates of an assembly (all the report reads), to change freely."""
+    """The manifest and templates of an assembly, to change freely, and its assets (where the
+    report reads the relays' configuration files) linked, not copied."""
     target = tmp_path / "cdk.out"
     shutil.copytree(assembly, target, ignore=shutil.ignore_patterns("asset.*"))
+    for asset in assembly.glob("asset.*"):
+        (target / asset.name).symlink_to(asset)
     return target
 
 
