@@ -1,43 +1,54 @@
-"""Fail synth, with a clear message, when a stack would exceed CloudFormation's resource limit.
+"""CloudFormation's limits on a stack's resources and outputs, and the synthesized templates
+checked against them.
 
-CloudFormation refuses a template with more than 500 resources only at deploy time, in one
-account, after the others may already have been updated; checking at synth stops the whole
-run before anything is deployed.
+CloudFormation refuses a template over either limit only at deploy time, in one account, after
+other accounts may already have been updated. The stack plan keeps every messaging stack within
+them before anything is built (:mod:`stacks.topology.stack_plan`); this check reads what synth
+wrote, so that a stack over a limit all the same (a relay that needed more functions than its
+stack's headroom holds) stops synth with one line per stack, before anything deploys.
 """
 
 from __future__ import annotations
 
-import jsii
-from aws_cdk import CfnResource, Stack
-from constructs import IValidation
+import json
+from pathlib import Path
 
 CLOUDFORMATION_RESOURCE_LIMIT = 500
+"""Resources per stack (CloudFormation quotas: "Resources", per template)."""
+CLOUDFORMATION_OUTPUT_LIMIT = 200
+"""Outputs per stack (CloudFormation quotas: "Outputs", per template)."""
+QUOTAS_URL = (
+    "https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/cloudformation-limits.html"
+)
 
 
-def count_resources(stack: Stack) -> int:
-    """The number of CloudFormation resources the stack will synthesize."""
-    return sum(
-        1
-        for node in stack.node.find_all()
-        if CfnResource.is_cfn_resource(node) and Stack.of(node) is stack
-    )
+class ResourceLimitError(RuntimeError):
+    """Synthesized stacks over a limit; the message has one line per stack."""
 
 
-@jsii.implements(IValidation)
-class ResourceLimit:
-    """A construct validation that counts the stack's resources against the limit."""
+def limit_problems(assembly_dir: Path) -> list[str]:
+    """One line for each template of the cloud assembly over a limit: the stack, its count,
+    the limit and the fix."""
+    problems = []
+    for template_file in sorted(assembly_dir.glob("*.template.json")):
+        template = json.loads(template_file.read_text(encoding="utf-8"))
+        stack = template_file.name.removesuffix(".template.json")
+        for what, limit in (
+            ("Resources", CLOUDFORMATION_RESOURCE_LIMIT),
+            ("Outputs", CLOUDFORMATION_OUTPUT_LIMIT),
+        ):
+            count = len(template.get(what, {}))
+            if count > limit:
+                problems.append(
+                    f"stack {stack} has {count} {what.lower()}; CloudFormation allows {limit} "
+                    f"({QUOTAS_URL}): give some of its units another stack number in the stack "
+                    "plan (they are created again there, their queues empty), or remove some"
+                )
+    return problems
 
-    def __init__(self, stack: Stack, limit: int = CLOUDFORMATION_RESOURCE_LIMIT) -> None:
-        self._stack = stack
-        self._limit = limit
 
-    def validate(self) -> list[str]:
-        """Return the error CDK reports at synth, or nothing."""
-        count = count_resources(self._stack)
-        if count <= self._limit:
-            return []
-        return [
-            f"stack {self._stack.stack_name} has {count} resources; CloudFormation allows "
-            f"{self._limit}. Split the account's endpoints across stacks or share one KMS key "
-            "per account (EndpointQueue's encryption_key) to cut four resources per endpoint."
-        ]
+def check_limits(assembly_dir: Path) -> None:
+    """Raise :class:`ResourceLimitError` if a template of the assembly is over a limit."""
+    problems = limit_problems(assembly_dir)
+    if problems:
+        raise ResourceLimitError("\n".join(problems))
