@@ -19,8 +19,10 @@ sending, and it then takes room wherever there is some instead of growing the en
 
 The costs below count what the constructs create for each (a test compares the estimate of every
 stack with its synthesized template); a stack also holds a relay per direction it reads queues
-for. Only a relay's further functions go uncounted: an account's routes are spread over as many
-functions as Lambda's 4 KB of environment needs, which only synth knows; the stacks' headroom
+for. Two things only synth knows go uncounted: a relay's further functions (an account's routes
+are spread over as many as Lambda's 4 KB of environment needs) and the managed policies CDK adds
+to a relay's role when its policy outgrows IAM's inline size (1 to 6 in the stacks of
+``topologies/org.json``); the stacks' headroom
 (:data:`~stacks.topology.stack_plan.RESOURCE_HEADROOM`) absorbs them.
 """
 
