@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""CDK entry point: one stack per account from the topology in ``cdk.json`` (or ``-c topology=<file>``)."""
+"""CDK entry point: every account's stacks from the topology in ``cdk.json`` (or ``-c topology=<file>``),
+placed as the stack plan committed beside it says."""
 
 from __future__ import annotations
 
@@ -7,19 +8,37 @@ import sys
 
 from aws_cdk import App
 
-from stacks.app_builder import TOPOLOGY_CONTEXT_KEY, build_app, topology_from_context
+from stacks.app_builder import (
+    STACK_PLAN_FROZEN_CONTEXT_KEY,
+    TOPOLOGY_CONTEXT_KEY,
+    build_app,
+    stack_plan_from_context,
+    topology_from_context,
+)
+from stacks.checks.resource_limit import ResourceLimitError
 from stacks.topology import TopologyError
 
 
 def main() -> int:
-    """Validate the topology before any synth; a bad one exits 2 with every problem named."""
+    """Validate the topology and place its units before any synth; a bad topology, or units
+    that fit no stack, exit 2 with every problem named, as does a template over a limit."""
     probe = App()
+    value = probe.node.try_get_context(TOPOLOGY_CONTEXT_KEY)
     try:
-        topology = topology_from_context(probe.node.try_get_context(TOPOLOGY_CONTEXT_KEY))
-    except TopologyError as error:
+        topology = topology_from_context(value)
+        plan = stack_plan_from_context(
+            topology, value, probe.node.try_get_context(STACK_PLAN_FROZEN_CONTEXT_KEY)
+        )
+        build_app(topology, stack_plan=plan).synth()
+    except (TopologyError, ResourceLimitError) as error:
         print(error, file=sys.stderr)
         return 2
-    build_app(topology).synth()
+    if plan.placed or plan.dropped:
+        print(
+            f"{plan.source}: {len(plan.placed)} units placed, {len(plan.dropped)} dropped; "
+            "commit it with the topology",
+            file=sys.stderr,
+        )
     return 0
 
 

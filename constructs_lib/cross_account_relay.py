@@ -168,7 +168,7 @@ class CrossAccountRelay(Construct):
         direction: RelayDirection,
         routes: Sequence[RelayRoute],
         local_endpoints: Sequence[str] = (),
-        body_bucket: MessageBodyBucket | None = None,
+        body_bucket: MessageBodyBucket | str | None = None,
         role_name: str | None = None,
         batch_size: int = RELAY_BATCH_SIZE,
         max_batching_window: Duration | None = None,
@@ -184,7 +184,9 @@ class CrossAccountRelay(Construct):
             Default: none (an inbound relay stamps nothing).
         :param body_bucket: outbound only: this account's body bucket, from which the routes
             with a ``body_bucket`` copy S3 bodies (required when one has; an inbound route's
-            ``body_bucket`` is this account's bucket by name, which it only puts into).
+            ``body_bucket`` is this account's bucket by name, which it only puts into); its
+            name alone when another stack of the account holds it (the relay may then read
+            it by name, and its key only through S3 by the body key's alias).
             Default: none.
         :param role_name: a fixed role name, so that other accounts can admit the role by ARN
             before it exists. Default: a name CloudFormation generates.
@@ -265,7 +267,11 @@ class CrossAccountRelay(Construct):
         )
         self._grant_routes(stack, routes)
         own_bucket = None
-        if body_bucket is not None and copying:
+        if isinstance(body_bucket, str):
+            if copying:
+                self._grant_read_bodies_by_name(stack, body_bucket)
+                own_bucket = body_bucket
+        elif body_bucket is not None and copying:
             body_bucket.grant_read_bodies(self.role)
             own_bucket = body_bucket.bucket_name
         if any(route.body_bucket is not None for route in routes):
@@ -356,6 +362,47 @@ class CrossAccountRelay(Construct):
                     "grant is narrowed to keys carrying the destination queues' aliases "
                     "(kms:ResourceAliases), used through SQS.",
                 )
+
+    def _grant_read_bodies_by_name(self, stack: Stack, bucket: str) -> None:
+        """Read bodies from this account's bucket held by another of its stacks, as
+        :meth:`MessageBodyBucket.grant_read_bodies` would, without a reference to it: the
+        bucket by name, its key (id unknown here) only through S3 and only by the body key's
+        alias."""
+        bucket_arn = f"arn:{stack.partition}:s3:::{bucket}"
+        self.role.add_to_policy(
+            iam.PolicyStatement(
+                actions=["s3:GetObject*", "s3:GetBucket*", "s3:List*"],
+                resources=[bucket_arn, f"{bucket_arn}/*"],
+            )
+        )
+        self.role.add_to_policy(
+            iam.PolicyStatement(
+                actions=["kms:Decrypt"],
+                resources=[f"arn:{stack.partition}:kms:{stack.region}:{stack.account}:key/*"],
+                conditions={
+                    "ForAnyValue:StringEquals": {"kms:ResourceAliases": [BODY_KEY_ALIAS]},
+                    "StringLike": {"kms:ViaService": "s3.*.amazonaws.com"},
+                },
+            )
+        )
+        for finding, reason in (
+            (
+                f"Resource::arn:<AWS::Partition>:s3:::{bucket}/*",
+                "Bodies are named {KeyPrefix}/{MessageId} by the sending endpoint's transport, "
+                "unknown in advance; the grant is confined to this account's one body bucket.",
+            ),
+            (
+                f"Resource::arn:<AWS::Partition>:kms:{stack.region}:{stack.account}:key/*",
+                "The body bucket's key is created in another stack of this account with an id "
+                "unknown here; the grant is narrowed to the key carrying the body key's alias, "
+                "used through S3.",
+            ),
+            *(
+                (f"Action::{action}", "S3's read actions on this one body bucket.")
+                for action in ("s3:GetObject*", "s3:GetBucket*", "s3:List*")
+            ),
+        ):
+            acknowledge(self.role, f"AwsSolutions-IAM5[{finding}]", reason)
 
     def _grant_body_puts(self, stack: Stack, routes: Sequence[RelayRoute]) -> None:
         """Put bodies into the routes' body buckets (outbound the destinations' accounts',

@@ -1,17 +1,54 @@
-"""Deploy every account's stack of a gated cloud assembly to the local AWS."""
+"""Deploy every stack of a gated cloud assembly to the local AWS, each account's with its own
+credentials, in an order its stack dependencies allow."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 from local_aws import cdk_cli
 from local_aws.accounts import AccountCredentials, create_account_credentials
-from stacks.delivery_log_stack import analytics_stack_name
-from stacks.messaging_stack import stack_name
 from stacks.topology import Topology
-from stacks.topology.stack_order import stack_order
+
+
+@dataclass(frozen=True)
+class AssemblyStack:
+    """A stack of the cloud assembly: its name, its account and the stacks it needs first."""
+
+    name: str
+    account_id: str
+    needs: tuple[str, ...]
+
+
+def assembly_stacks(assembly_dir: Path) -> tuple[AssemblyStack, ...]:
+    """The assembly's stacks, each after the stacks it depends on (the analytics stack before
+    the stacks whose log subscriptions need its destination, a topic's stack before the stacks
+    subscribing to it, in any account), otherwise in the assembly's order."""
+    manifest = json.loads((assembly_dir / "manifest.json").read_text(encoding="utf-8"))
+    stacks = [
+        AssemblyStack(
+            name,
+            artifact["environment"].removeprefix("aws://").split("/")[0],
+            tuple(d for d in artifact.get("dependencies", ()) if d in manifest["artifacts"]),
+        )
+        for name, artifact in manifest["artifacts"].items()
+        if artifact["type"] == "aws:cloudformation:stack"
+    ]
+    names = {stack.name for stack in stacks}
+    ordered: list[AssemblyStack] = []
+    deployed: set[str] = set()
+    while len(ordered) < len(stacks):
+        ready = next(
+            s
+            for s in stacks
+            if s.name not in deployed and all(n in deployed or n not in names for n in s.needs)
+        )
+        ordered.append(ready)
+        deployed.add(ready.name)
+    return tuple(ordered)
 
 
 def deploy_all(
@@ -21,20 +58,19 @@ def deploy_all(
     *,
     echo: Callable[[str], None] | None = None,
 ) -> dict[str, AccountCredentials]:
-    """Bootstrap each account that has a stack (all at once) and deploy its stacks with the
-    CDK CLI.
-
-    The analytics stack goes first: the other accounts' subscription filters can only be
-    created once its log destination admits them. The messaging stacks follow in
-    :func:`stack_order` (topic owners before their subscribers). Returns the credentials created per account name, for reading the
-    result back.
-    """
-    analytics = topology.account(topology.analytics.account) if topology.analytics else None
+    """Bootstrap each account that has a stack (all at once) and deploy every stack of the
+    assembly with the CDK CLI, one at a time in :func:`assembly_stacks`' order (an account's
+    stacks may need stacks of other accounts, which the CLI, holding one account's credentials,
+    cannot deploy). Returns the credentials created per account name, for reading the result
+    back."""
+    stacks = assembly_stacks(assembly_dir)
+    owners = {stack.account_id for stack in stacks}
     deployed = {
         account.name: create_account_credentials(endpoint_url, account.id, account.region)
         for account in topology.accounts
-        if topology.owns_resources(account.name) or account == analytics
+        if account.id in owners
     }
+    by_id = {credentials.account_id: credentials for credentials in deployed.values()}
     # The accounts' bootstraps are independent, and each spends most of its time in the CLI
     # waiting for CloudFormation's events: run side by side, they take as long as one.
     with ThreadPoolExecutor(max_workers=max(len(deployed), 1)) as pool:
@@ -43,16 +79,6 @@ def deploy_all(
             deployed.values(),
         ):
             pass
-    if analytics is not None:
-        cdk_cli.deploy(
-            analytics_stack_name(analytics),
-            assembly_dir,
-            deployed[analytics.name],
-            endpoint_url,
-            echo=echo,
-        )
-    for account in stack_order(topology):
-        cdk_cli.deploy(
-            stack_name(account), assembly_dir, deployed[account.name], endpoint_url, echo=echo
-        )
+    for stack in stacks:
+        cdk_cli.deploy(stack.name, assembly_dir, by_id[stack.account_id], endpoint_url, echo=echo)
     return deployed

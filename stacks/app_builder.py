@@ -1,4 +1,5 @@
-"""Build the CDK app, one stack per account, with the cdk-nag AwsSolutions pack attached."""
+"""Build the CDK app, an account's stacks as the stack plan places its units, with the cdk-nag
+AwsSolutions pack attached."""
 
 from __future__ import annotations
 
@@ -6,15 +7,21 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from aws_cdk import App, Validations
+from aws_cdk import App, Validations, cx_api
 from cdk_nag import AwsSolutionsChecks
 
+from stacks.checks.resource_limit import check_limits
 from stacks.delivery_log_stack import DeliveryLogStack
 from stacks.messaging_stack import MessagingAccountStack
 from stacks.topology import Topology, load_topology, parse_topology
-from stacks.topology.stack_order import stack_order, topic_accounts_needed
+from stacks.topology.stack_order import deployment_order, stack_dependencies
+from stacks.topology.stack_plan import StackPlan, plan_stacks
+from stacks.topology.stack_plan_file import plan_file_for, planned_from_file
 
 TOPOLOGY_CONTEXT_KEY = "topology"
+STACK_PLAN_FROZEN_CONTEXT_KEY = "stackPlanFrozen"
+"""``-c stackPlanFrozen=true``: refuse to synthesize when the committed stack plan lacks a unit
+(or holds one no longer in the topology), instead of placing it (for CI)."""
 FEATURE_FLAGS = {
     # SNS may use a subscribed queue's key only for the subscribed topic (aws:SourceArn).
     "@aws-cdk/aws-sns-subscriptions:restrictSqsDescryption": True,
@@ -36,35 +43,70 @@ def topology_from_context(value: Any, cdk_json: Path = CDK_JSON) -> Topology:
     return load_topology(cdk_json)
 
 
+def stack_plan_from_context(
+    topology: Topology, value: Any, frozen: Any = None, cdk_json: Path = CDK_JSON
+) -> StackPlan:
+    """The stack plan committed beside the topology the ``topology`` context names
+    (``<file>.stacks.json``, or ``cdk.stacks.json`` for the topology in ``cdk.json``),
+    written back when synth placed or dropped units; refused instead when the
+    ``stackPlanFrozen`` context is true."""
+    path = plan_file_for(Path(value) if isinstance(value, str) else cdk_json)
+    return planned_from_file(topology, path, frozen=str(frozen).lower() == "true")
+
+
+STACK_RESOURCE_LIMIT_CONTEXT = "@aws-cdk/core:stackResourceLimit"
+LIFTED_CDK_RESOURCE_LIMIT = {STACK_RESOURCE_LIMIT_CONTEXT: 0}
+"""aws-cdk-lib refuses a stack over 500 resources itself, from inside jsii, as a JavaScript
+stack trace listing every resource type; 0 turns its check off, so that
+:func:`~stacks.checks.resource_limit.check_limits` is what refuses, with one line per stack."""
+
+
+class MessagingApp(App):
+    """The app, whose synth checks every template against CloudFormation's limits on a stack's
+    resources and outputs itself, refusing with one line per stack."""
+
+    def __init__(self, *, context: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
+        super().__init__(context={**(context or {}), **LIFTED_CDK_RESOURCE_LIMIT}, **kwargs)
+
+    def synth(self, **options: Any) -> cx_api.CloudAssembly:
+        assembly = super().synth(**options)
+        check_limits(Path(assembly.directory))
+        return assembly
+
+
 def build_app(
     topology: Topology,
     *,
+    stack_plan: StackPlan | None = None,
     outdir: str | None = None,
     context: Mapping[str, Any] | None = None,
     nag: bool = True,
 ) -> App:
-    """An app with one :class:`MessagingAccountStack` per account that owns queues or topics,
-    and the :class:`DeliveryLogStack` when the topology has analytics.
+    """An app with the :class:`MessagingAccountStack` s of every account that owns queues or
+    topics, as ``stack_plan`` places its units (by default as a first synth places them), and
+    the :class:`DeliveryLogStack` when the topology has analytics.
 
-    Stacks whose topics stream logs depend on the analytics stack, so ``cdk deploy --all``
-    creates the destination before the subscription filters that need it; a stack whose queues
-    subscribe to another account's topics depends on that account's stack.
+    Stacks whose topics stream logs depend on the analytics stack, so ``cdk deploy`` creates the
+    destination before the subscription filters that need it; a stack whose queues subscribe to
+    a topic of another stack (of its account or another) depends on that stack.
     """
-    app = App(
-        outdir=outdir, context={**FEATURE_FLAGS, **(context or {})}, analytics_reporting=False
+    plan = stack_plan or plan_stacks(topology)
+    app = MessagingApp(
+        outdir=outdir,
+        context={**FEATURE_FLAGS, **(context or {})},
+        analytics_reporting=False,
     )
     analytics = DeliveryLogStack(app, topology, topology.analytics) if topology.analytics else None
+    needs = stack_dependencies(topology, plan)
     stacks: dict[str, MessagingAccountStack] = {}
-    for account in stack_order(topology):
-        stack = MessagingAccountStack(app, topology, account)
-        stacks[account.name] = stack
-        if analytics is not None and any(
-            t.account == account.name for t in topology.log_streaming_topics
-        ):
+    for planned in deployment_order(topology, plan):
+        stack = MessagingAccountStack(app, topology, plan, planned)
+        stacks[planned.name] = stack
+        if analytics is not None and stack.streams_logs:
             stack.add_stack_dependency(analytics, "subscription filters need the log destination")
-        for owner in topic_accounts_needed(topology, account.name):
+        for needed in needs[planned]:
             stack.add_stack_dependency(
-                stacks[owner], "its queues subscribe to topics this stack creates"
+                stacks[needed.name], "its queues subscribe to topics this stack creates"
             )
     if nag:
         Validations.of(app).add_plugins(AwsSolutionsChecks(app, verbose=True))

@@ -1,4 +1,11 @@
-"""One stack per account: its queues, its topics, the subscriptions it owns and its alarms."""
+"""An account's messaging stack: the queues, topics, subscriptions and relays the stack plan gives
+it, and their alarms.
+
+An account has one stack, or as many as its units need (:mod:`stacks.topology.stack_plan`);
+each builds its own units the same way, so a unit's construct ids (and its resources' logical
+ids) are the same whichever stack holds it, and the first stack of an account builds exactly
+what the account's one stack always built.
+"""
 
 from __future__ import annotations
 
@@ -25,10 +32,9 @@ from constructs_lib import (
 )
 from constructs_lib.defaults import DELAY_QUEUE_DELAY, RELAY_BATCH_SIZE
 from constructs_lib.queue_naming import dead_letter_queue_name, ingress_queue_name
-from stacks.checks.resource_limit import ResourceLimit
 from stacks.delivery_log_stack import delivery_log_destination_arn
-from stacks.topology import Account, Endpoint, Topic, Topology, relay_role_name
-from stacks.topology.bridge import ingress_endpoints, plan_bridge, reachable_queues
+from stacks.topology import Endpoint, Topic, Topology, relay_role_name
+from stacks.topology.bridge import plan_bridge, reachable_queues
 from stacks.topology.model import PLATFORM_QUEUE_METADATA
 from stacks.topology.stack_ids import (
     ALARMS_ID,
@@ -45,45 +51,50 @@ from stacks.topology.stack_ids import (
     topic_id,
     topic_output_id,
 )
+from stacks.topology.stack_plan import AccountStack, StackPlan
+from stacks.topology.stack_units import UnitKind
 from stacks.topology.topics import EVENT_METADATA
 
-STACK_NAME_PREFIX = "Messaging-"
 RELAY_TIMING = RelayTiming.for_batch(RELAY_BATCH_SIZE)
 """The stacks' relays read batches of the default size; their shadow and ingress queues hide
 and redrive messages accordingly."""
 
 
-def stack_name(account: Account) -> str:
-    """``Messaging-<account name>``: what ``cdk deploy`` takes to deploy one account."""
-    return f"{STACK_NAME_PREFIX}{account.name}"
-
-
 class MessagingAccountStack(Stack):
-    """Everything one account owns.
+    """The units of one of an account's stacks.
 
-    Cross-account references are computed ARNs (the topology knows every account id, region,
-    queue and topic name), never CloudFormation exports, which cannot cross accounts. For an
-    SQS subscription across accounts, the topic's stack grants ``sns:Subscribe`` to the queue's
-    account and logs SQS deliveries; the queue's stack creates the subscription, its DLQ and
-    the queue and key grants for that topic.
+    References to anything outside the stack, in other accounts or in the account's other
+    stacks, are computed ARNs and names (the topology knows every account id, region, queue and
+    topic name), never CloudFormation exports, which cannot cross accounts and would pin the
+    exporting stack's resources. For an SQS subscription across accounts, the topic's stack
+    grants ``sns:Subscribe`` to the queue's account and logs SQS deliveries; the queue's stack
+    creates the subscription, its DLQ and the queue and key grants for that topic, as it does
+    for a topic in another stack of its own account.
     """
 
     def __init__(
         self,
         scope: Construct,
         topology: Topology,
-        account: Account,
+        plan: StackPlan,
+        planned: AccountStack,
         **kwargs: Any,
     ) -> None:
+        account = planned.account
+        description = f"Messaging queues and topics of account {account.name} ({account.id})"
+        if planned.number > 1:
+            description += f", stack {planned.number}"
         super().__init__(
             scope,
-            stack_name(account),
-            stack_name=stack_name(account),
+            planned.name,
+            stack_name=planned.name,
             env=Environment(account=account.id, region=account.region),
-            description=f"Messaging queues and topics of account {account.name} ({account.id})",
+            description=description,
             **kwargs,
         )
         self.topology = topology
+        self.plan = plan
+        self.planned = planned
         self.account_config = account
         settings = topology.alarms
         alarm_topic = (
@@ -99,22 +110,27 @@ class MessagingAccountStack(Stack):
             alarm_topic=alarm_topic,
             max_message_age=Duration.seconds(settings.max_message_age_seconds),
         )
-        self.body_bucket = self._body_bucket()
+        self.body_bucket = self._body_bucket() if planned.holds(UnitKind.BODIES) else None
+        endpoints = [topology.endpoint(name) for name in planned.holds(UnitKind.ENDPOINT)]
         self.endpoint_queues: dict[str, EndpointQueue] = {}
-        for endpoint in topology.queues_in(account.name):
+        for endpoint in endpoints:
             self.endpoint_queues[endpoint.name] = self._endpoint_queue(endpoint)
         self.topics: dict[str, DeliveryLoggedTopic] = {}
-        for topic in topology.topics_in(account.name):
+        topics = [t for t in topology.topics_in(account.name) if plan.topic_stack(t) == planned]
+        for topic in topics:
             self.topics[topic.name] = self._topic(topic)
-        for endpoint in topology.queues_in(account.name):
-            self._subscriptions_from_other_accounts(endpoint)
+        self.streams_logs = delivery_log_destination_arn(topology) is not None and any(
+            not topic.anchor for topic in topics
+        )
+        """Whether its topics stream delivery logs to the analytics account."""
+        for endpoint in endpoints:
+            self._subscriptions_from_other_stacks(endpoint)
         self._outbound_relay()
         self._inbound_relay()
-        self.node.add_validation(ResourceLimit(self))
 
     def _body_bucket(self) -> MessageBodyBucket | None:
         """The bucket this account's endpoints configure for bodies over SQS's limit, which
-        admits the outbound relays of the accounts whose shadows lead here."""
+        admits the outbound relays whose shadows lead to this account."""
         name = self.topology.body_bucket(self.account_config.name)
         settings = self.topology.large_messages
         if name is None or settings is None:
@@ -125,19 +141,8 @@ class MessagingAccountStack(Stack):
             bucket_name=name,
             expiration=Duration.days(settings.expiration_days),
         )
-        bridge = plan_bridge(self.topology)
-        senders = sorted(
-            {
-                sender
-                for endpoint in ingress_endpoints(self.topology, self.account_config.name)
-                for sender in bridge.relay_sender_accounts(endpoint)
-            }
-        )
         bucket.admit_writer_roles(
-            *(
-                self.topology.relay_role_arn(self.topology.account(s), RelayDirection.OUTBOUND)
-                for s in senders
-            )
+            *self.plan.relay_roles_into(self.topology, self.account_config.name)
         )
         CfnOutput(
             self,
@@ -185,7 +190,12 @@ class MessagingAccountStack(Stack):
         relay stamps the address headers and forwards to the remote ingress queues. What the
         error queue's shadows cannot read goes on unchanged, as the transport moves a message
         it cannot read to its error queue."""
-        shadows = plan_bridge(self.topology).shadows_in(self.account_config.name)
+        here = set(self.planned.holds(UnitKind.SHADOW))
+        shadows = [
+            s
+            for s in plan_bridge(self.topology).shadows_in(self.account_config.name)
+            if s.queue_name in here
+        ]
         if not shadows:
             return
         routes = []
@@ -220,8 +230,11 @@ class MessagingAccountStack(Stack):
             direction=RelayDirection.OUTBOUND,
             routes=routes,
             local_endpoints=local,
-            body_bucket=self.body_bucket,
-            role_name=relay_role_name(self.account_config, RelayDirection.OUTBOUND),
+            # The account's bucket, by name when another of its stacks holds it.
+            body_bucket=self.body_bucket or self.topology.body_bucket(self.account_config.name),
+            role_name=relay_role_name(
+                self.account_config, RelayDirection.OUTBOUND, self.planned.number
+            ),
         )
 
     def _inbound_relay(self) -> None:
@@ -231,24 +244,16 @@ class MessagingAccountStack(Stack):
         form each endpoint's dispatcher writes (ServiceControl wraps), putting into this
         account's body bucket what no longer fits inline, and passing on to the error queue
         what it cannot read."""
-        endpoints = ingress_endpoints(self.topology, self.account_config.name)
+        endpoints = [self.topology.endpoint(n) for n in self.planned.holds(UnitKind.INGRESS)]
         if not endpoints:
             return
-        bridge = plan_bridge(self.topology)
         bodies = self.topology.body_bucket(self.account_config.name)
         routes = []
         for endpoint in endpoints:
             ingress = self._relay_queue(
                 ingress_id(endpoint), ingress_queue_name(endpoint.queue_name), endpoint.fifo
             )
-            ingress.add_sender_roles(
-                *(
-                    self.topology.relay_role_arn(
-                        self.topology.account(sender), RelayDirection.OUTBOUND
-                    )
-                    for sender in bridge.relay_sender_accounts(endpoint)
-                )
-            )
+            ingress.add_sender_roles(*self.plan.relay_roles_leading_to(self.topology, endpoint))
             released = not endpoint.arn_aware
             routes.append(
                 RelayRoute(
@@ -268,7 +273,9 @@ class MessagingAccountStack(Stack):
             INBOUND_RELAY_ID,
             direction=RelayDirection.INBOUND,
             routes=routes,
-            role_name=relay_role_name(self.account_config, RelayDirection.INBOUND),
+            role_name=relay_role_name(
+                self.account_config, RelayDirection.INBOUND, self.planned.number
+            ),
         )
 
     def _endpoint_queue(self, endpoint: Endpoint) -> EndpointQueue:
@@ -374,9 +381,12 @@ class MessagingAccountStack(Stack):
         self.alarms.watch_topic(topic_id(topic), construct.topic)
         return construct
 
-    def _subscriptions_from_other_accounts(self, endpoint: Endpoint) -> None:
+    def _subscriptions_from_other_stacks(self, endpoint: Endpoint) -> None:
+        """The queue's subscriptions to topics of other accounts, or of another stack of this
+        one: the queue's owner subscribes (the topic's stack subscribes the queues beside
+        it)."""
         for topic, subscription in self.topology.queue_subscriptions(endpoint):
-            if topic.account == self.account_config.name:
+            if self.plan.topic_stack(topic) == self.planned:
                 continue
             construct = CrossAccountQueueSubscription(
                 self,

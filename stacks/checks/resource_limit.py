@@ -1,21 +1,20 @@
-"""Fail synth, with the quota gate's one line, when a stack would exceed CloudFormation's
-resource limit.
+"""CloudFormation's limits on a stack's resources and outputs, checked on the synthesized
+templates before anything else reads them.
 
-CloudFormation refuses a template with more than 500 resources only at deploy time, in one
-account, after the others may already have been updated; checking at synth stops the whole
-run before anything is written. The number is the quota table's
-(:data:`stacks.checks.quotas.table.CLOUDFORMATION_RESOURCES`), and the refusal is the line the
-quota gate writes for the same template, which :func:`stacks.checks.gates.synth` passes on
-without the jsii trace.
+CloudFormation refuses a template over either limit only at deploy time, in one account, after
+other accounts may already have been updated. The stack plan keeps every messaging stack within
+them before anything is built (:mod:`stacks.topology.stack_plan`); this check reads what synth
+wrote, so that a stack over a limit all the same (a recorded unit that grew in place beyond its
+stack's headroom) stops synth with one line per stack, before anything deploys. The numbers and
+the line are the quota gate's (:mod:`stacks.checks.quotas`): this is its first two rows, run by
+every synth, the app's included.
 """
 
 from __future__ import annotations
 
-import jsii
-from aws_cdk import CfnResource, Stack
-from constructs import IValidation
+from pathlib import Path
 
-from stacks.checks.quotas.measures import Measurement
+from stacks.checks.quotas import measure_assembly
 from stacks.checks.quotas.table import CLOUDFORMATION_OUTPUTS, CLOUDFORMATION_RESOURCES
 
 CLOUDFORMATION_RESOURCE_LIMIT = CLOUDFORMATION_RESOURCES.fixed
@@ -25,30 +24,23 @@ CLOUDFORMATION_OUTPUT_LIMIT = CLOUDFORMATION_OUTPUTS.fixed
 stack's queues as well as its resources do."""
 
 
-def count_resources(stack: Stack) -> int:
-    """The number of CloudFormation resources the stack will synthesize."""
-    return sum(
-        1
-        for node in stack.node.find_all()
-        if CfnResource.is_cfn_resource(node) and Stack.of(node) is stack
-    )
+class ResourceLimitError(RuntimeError):
+    """Synthesized stacks over a limit; the message has one line per stack."""
 
 
-@jsii.implements(IValidation)
-class ResourceLimit:
-    """A construct validation that counts the stack's resources against the limit."""
+def limit_problems(assembly_dir: Path) -> list[str]:
+    """One line for each template of the cloud assembly over a limit: the stack, its count,
+    the limit and the fix."""
+    return [
+        measurement.problem()
+        for measurement in measure_assembly(assembly_dir)
+        if measurement.quota in (CLOUDFORMATION_RESOURCES, CLOUDFORMATION_OUTPUTS)
+        and measurement.crosses
+    ]
 
-    def __init__(self, stack: Stack, limit: int = CLOUDFORMATION_RESOURCE_LIMIT) -> None:
-        self._stack = stack
-        self._limit = limit
 
-    def validate(self) -> list[str]:
-        """Return the error CDK reports at synth, or nothing."""
-        found = Measurement(
-            CLOUDFORMATION_RESOURCES,
-            self._stack.template_file,
-            self._stack.stack_name,
-            count_resources(self._stack),
-            self._limit,
-        )
-        return [found.problem()] if found.crosses else []
+def check_limits(assembly_dir: Path) -> None:
+    """Raise :class:`ResourceLimitError` if a template of the assembly is over a limit."""
+    problems = limit_problems(assembly_dir)
+    if problems:
+        raise ResourceLimitError("\n".join(problems))

@@ -1,4 +1,5 @@
-"""The ids an account's stack gives its top-level constructs and outputs, and their clashes.
+"""The names of an account's stacks, the ids they give their top-level constructs and outputs,
+and their clashes.
 
 The stack builds ids by joining names (``Topic`` + topic, topic + subscription, endpoint +
 ``TransportAddress``), so two different declarations can make one id: ``Order`` +
@@ -6,6 +7,11 @@ The stack builds ids by joining names (``Topic`` + topic, topic + subscription, 
 stack's own alarms. Output ids lose every character but letters and digits in the template,
 so ``Sales.Orders`` and ``SalesOrders`` clash there. Either ends synth in a jsii traceback;
 the topology refuses it first, naming both declarations. The stack takes its ids from here.
+
+An account's resources may need several stacks (:mod:`stacks.topology.stack_plan`), named
+``Messaging-<account>`` and then ``Messaging-<account>-<n>``; an account named like another's
+numbered stacks would clash with them, and the pattern that deploys one account would deploy
+both, so the topology refuses it too.
 """
 
 from __future__ import annotations
@@ -13,15 +19,30 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from stacks.topology.model import Endpoint, Topology
+from stacks.topology.model import Account, Endpoint, Topology
 from stacks.topology.topics import Topic, TopicSubscription
 
+STACK_NAME_PREFIX = "Messaging-"
 ALARMS_ID = "Alarms"
 BODY_BUCKET_ID = "MessageBodies"
 BODY_BUCKET_OUTPUT_ID = "MessageBodyBucketName"
 OUTBOUND_RELAY_ID = "OutboundRelay"
 INBOUND_RELAY_ID = "InboundRelay"
 _NOT_IN_LOGICAL_IDS = re.compile(r"[^A-Za-z0-9]")
+
+
+def stack_name(account: Account, n: int = 1) -> str:
+    """``Messaging-<account name>`` for an account's first stack (the name its one stack always
+    had, so that a deployed account keeps it), ``Messaging-<account name>-<n>`` for its n-th:
+    the CloudFormation stack name and the id ``cdk deploy`` selects it by."""
+    return f"{STACK_NAME_PREFIX}{account.name}" + (f"-{n}" if n > 1 else "")
+
+
+def account_stacks_pattern(account: Account) -> str:
+    """The ``cdk deploy`` pattern that selects every stack of the account and no other:
+    ``Messaging-Sales{,-[0-9]*}`` matches ``Messaging-Sales`` and ``Messaging-Sales-<n>``, not
+    ``Messaging-SalesEU`` (the topology refuses an account named ``Sales-2...`` beside ``Sales``)."""
+    return f"{stack_name(account)}{{,-[0-9]*}}"
 
 
 def endpoint_id(endpoint: Endpoint) -> str:
@@ -96,14 +117,18 @@ def _declared(topology: Topology, account: str) -> Iterator[tuple[str, str, tupl
             if queue_account != account:
                 continue
             yield "dead-letter alarm", subscription_id(topic, subscription), by
-            if topic.account != account:
+            if subscription.endpoint is not None:
+                # Made in the queue's stack when the topic is in another account, or in another
+                # stack of this one.
                 yield "construct", subscription_id(topic, subscription), by
             if subscription.function_arn is not None:
                 yield "construct", function_id(topic, subscription), by
 
 
 def stack_id_clashes(topology: Topology) -> Iterator[tuple[str, str]]:
-    """A problem for every id of an account's stack that two declarations would share."""
+    """A problem for every id of an account's stack that two declarations would share, and for
+    every account named like another account's numbered stacks."""
+    yield from _stack_name_clashes(topology)
     for account in topology.accounts:
         seen: dict[tuple[str, str], tuple[str, str]] = {}
         reported: set[tuple[tuple[str, str], tuple[str, str]]] = set()
@@ -122,3 +147,25 @@ def stack_id_clashes(topology: Topology) -> Iterator[tuple[str, str]]:
 def _said(by: tuple[str, str]) -> str:
     what, path = by
     return what if by == _STACK_ITSELF else f"{what} ({path})"
+
+
+_NUMBERED_STACK = re.compile(r"-[0-9]")
+
+
+def _stack_name_clashes(topology: Topology) -> Iterator[tuple[str, str]]:
+    """An account called ``<other account>-<digit>...`` would share the name of one of the other
+    account's stacks (``Messaging-Sales-2``), and its stacks would match the pattern that
+    deploys the other account's."""
+    names = {account.name for account in topology.accounts}
+    for index, account in enumerate(topology.accounts):
+        for other in sorted(names):
+            rest = account.name.removeprefix(other)
+            if rest != account.name and _NUMBERED_STACK.match(rest):
+                yield (
+                    f"topology.accounts[{index}].name",
+                    f"account {account.name!r} begins with the name of account {other!r}, '-' "
+                    f"and a digit, as {other}'s stacks after its first do ({STACK_NAME_PREFIX}"
+                    f"{other}-2, ...): its stack {stack_name(account)} could be one of them, and "
+                    f"`cdk deploy '{account_stacks_pattern(topology.account(other))}'` would "
+                    "deploy both accounts; rename it",
+                )

@@ -1,6 +1,7 @@
 """The numbers the README gives operators and endpoint teams, computed from the code they
 describe, so that neither can drift from the other: the bytes an endpoint reserves for the ARN
-header when bodies do not go through S3, and the relay's timing per batch size."""
+header when bodies do not go through S3, the relay's timing per batch size, and how far the stack
+plan fills a stack."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ import pytest
 from constructs_lib.relay_timing import RelayTiming
 from cross_account_runtime.nservicebus.address_headers import ADDRESS_HEADERS
 from cross_account_runtime.nservicebus.arn_header import ARN_HEADER, encode
+from stacks.checks.resource_limit import CLOUDFORMATION_OUTPUT_LIMIT, CLOUDFORMATION_RESOURCE_LIMIT
+from stacks.topology.stack_plan import RESOURCE_BUDGET, RESOURCE_HEADROOM
 
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
 PROSE = " ".join(README.split())
@@ -62,3 +65,11 @@ def test_the_readme_gives_the_relay_timing_of_each_batch_size(batch_size: int) -
         timing.visibility_timeout.to_seconds(),
         timing.max_receive_count,
     )
+
+
+def test_the_readme_gives_the_stack_plan_s_budget_and_cloudformation_s_limits() -> None:
+    assert (
+        f"more than CloudFormation's {CLOUDFORMATION_RESOURCE_LIMIT} resources or "
+        f"{CLOUDFORMATION_OUTPUT_LIMIT} outputs" in PROSE
+    )
+    assert f"each filled to {RESOURCE_BUDGET} resources, keeping {RESOURCE_HEADROOM}" in PROSE

@@ -274,8 +274,9 @@ CLOUDFORMATION_RESOURCES = Quota(
     scope="a template",
     counted="the entries of Resources",
     source=_CLOUDFORMATION,
-    fix="split the account's resources over more stacks, or share one KMS key per account "
-    '("keys": "perAccount")',
+    fix="give some of the stack's units another stack number in the stack plan (they are "
+    'created again there, their queues empty), or share one KMS key per account ("keys": '
+    '"perAccount")',
 )
 CLOUDFORMATION_OUTPUTS = Quota(
     name="CloudFormation outputs per stack",
@@ -284,7 +285,8 @@ CLOUDFORMATION_OUTPUTS = Quota(
     scope="a template",
     counted="the entries of Outputs",
     source=_CLOUDFORMATION,
-    fix="split the account's resources over more stacks",
+    fix="give some of the stack's units another stack number in the stack plan (they are "
+    "created again there, their queues empty)",
 )
 CLOUDFORMATION_PARAMETERS = Quota(
     name="CloudFormation parameters per stack",

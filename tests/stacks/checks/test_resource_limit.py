@@ -1,39 +1,86 @@
-"""A stack over CloudFormation's resource limit fails at synth, before any account deploys, with
-the quota gate's one line per stack and no jsii trace."""
+"""A stack over CloudFormation's resource or output limit is refused at synth, before any
+account deploys, with one line naming the stack, the count, the limit and the fix."""
 
 from __future__ import annotations
 
-import re
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from aws_cdk import CfnOutput, CfnWaitConditionHandle, Stack
 
-from stacks.checks import gates
-from stacks.checks.resource_limit import CLOUDFORMATION_RESOURCE_LIMIT
+from stacks.app_builder import MessagingApp
+from stacks.checks.resource_limit import (
+    CLOUDFORMATION_OUTPUT_LIMIT,
+    CLOUDFORMATION_RESOURCE_LIMIT,
+    ResourceLimitError,
+)
 from stacks.topology import parse_topology
+from stacks.topology.stack_plan import plan_stacks
+from stacks.topology.stack_plan_file import write_plan_file
 
+ROOT = Path(__file__).resolve().parents[3]
 pytestmark = pytest.mark.synth
 
-RESOURCES_PER_ENDPOINT = 15
-"""Fewer than an endpoint adds to its account's stack (its queue, dead-letter and delay queues,
-their keys, aliases, policies and alarms, and its outputs' resources)."""
+def test_a_template_over_either_limit_is_refused_with_one_line_per_limit(tmp_path: Path) -> None:
+    # aws-cdk-lib would refuse 501 resources itself, from inside jsii; the app lifts its check.
+    app = MessagingApp(outdir=str(tmp_path))
+    stack = Stack(app, "Messaging-Big")
+    for index in range(CLOUDFORMATION_RESOURCE_LIMIT + 1):
+        CfnWaitConditionHandle(stack, f"Handle{index}")
+    for index in range(CLOUDFORMATION_OUTPUT_LIMIT + 1):
+        CfnOutput(stack, f"Output{index}", value="x")
+    with pytest.raises(ResourceLimitError) as caught:
+        app.synth()
+    assert str(caught.value).splitlines() == [
+        f"Messaging-Big.template.json: Messaging-Big: CloudFormation {what} per stack: "
+        f"{limit + 1} > {limit} {what}; give some of the stack's units another stack number in "
+        f"the stack plan (they are created again there, their queues empty){more}"
+        for what, limit, more in (
+            ("resources", 500, ', or share one KMS key per account ("keys": "perAccount")'),
+            ("outputs", 200, ""),
+        )
+    ]
 
 
-def test_a_stack_over_the_resource_limit_is_refused_in_one_line(
+def test_a_template_within_the_limits_synthesizes(tmp_path: Path) -> None:
+    app = MessagingApp(outdir=str(tmp_path))
+    stack = Stack(app, "Messaging-Full")
+    for index in range(CLOUDFORMATION_RESOURCE_LIMIT):
+        CfnWaitConditionHandle(stack, f"Handle{index}")
+    app.synth()
+    template = json.loads((tmp_path / "Messaging-Full.template.json").read_text())
+    assert len(template["Resources"]) == CLOUDFORMATION_RESOURCE_LIMIT
+
+
+def test_app_py_refuses_a_recorded_stack_over_the_limit_in_one_line(
     tmp_path: Path, document: dict[str, Any]
 ) -> None:
-    count = CLOUDFORMATION_RESOURCE_LIMIT // RESOURCES_PER_ENDPOINT + 1
-    document["endpoints"] += [{"name": f"E{i}", "account": "Billing"} for i in range(count)]
-    with pytest.raises(gates.GateError) as refused:
-        gates.synth(parse_topology(document), tmp_path)
-    assert refused.value.__cause__ is None
-    assert refused.value.__suppress_context__
-    (problem,) = refused.value.problems
-    assert re.fullmatch(
-        r"Messaging-Billing\.template\.json: Messaging-Billing: CloudFormation resources per "
-        r"stack: \d{3},?\d* > 500 resources; split the account's resources over more stacks, "
-        r'or share one KMS key per account \("keys": "perAccount"\)',
-        problem,
+    document["endpoints"] += [{"name": f"E{i}", "account": "Billing"} for i in range(30)]
+    topology_file = tmp_path / "org.json"
+    topology_file.write_text(json.dumps(document))
+    # Every unit recorded in its account's first stack: Billing's no longer fits.
+    assignment = plan_stacks(parse_topology(document)).assignment
+    write_plan_file(
+        tmp_path / "org.stacks.json",
+        {account: dict.fromkeys(entries, 1) for account, entries in assignment.items()},
     )
-    assert str(refused.value) == f"synth refused (1 problem):\n{problem}"
+    env = {
+        **os.environ,
+        "CDK_CONTEXT_JSON": json.dumps({"topology": str(topology_file)}),
+        "CDK_OUTDIR": str(tmp_path / "out"),
+    }
+    result = subprocess.run(
+        [sys.executable, "app.py"], cwd=ROOT, env=env, capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith(
+        f"{tmp_path / 'org.stacks.json'}: accounts.Billing: stack Messaging-Billing would hold "
+    )
+    assert "resources, over CloudFormation's 500: its units grew in place" in line
+    assert not list((tmp_path / "out").glob("*.template.json"))

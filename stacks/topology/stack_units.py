@@ -1,0 +1,146 @@
+"""What moves between an account's stacks as one piece, and what each piece costs a stack.
+
+An account's resources are cut into *units*, each wholly in one stack:
+
+* ``endpoint:<name>``: an endpoint's (or a platform queue's) queue, dead-letter queue, delay
+  queue, key and alias, their alarms and outputs, and every SQS subscription that delivers into
+  the queue (the subscription is made beside the queue, whose queue and key policies admit the
+  topic);
+* ``ingress:<name>``: the endpoint's ingress queue with its dead-letter queue, key and alarms,
+  and its event source on its stack's inbound relay;
+* ``shadow:<queue name>``: a shadow queue and the shadow of its remote delay queue (which
+  shares its key), with their alarms and event sources on their stack's outbound relay;
+* ``topic:<name>``: a topic with its key, delivery log groups, feedback role, alarm and output,
+  and its HTTPS and Lambda subscriptions;
+* ``bodies``: the account's body bucket (with its key and access-log bucket).
+
+An ingress queue is a unit apart from its endpoint: it appears when another account starts
+sending, and it then takes room wherever there is some instead of growing the endpoint's stack.
+
+The costs below count what the constructs create for each (a test compares the estimate of every
+stack with its synthesized template); a stack also holds a relay per direction it reads queues
+for. Two things only synth knows go uncounted: a relay's further functions (an account's routes
+are spread over as many as Lambda's 4 KB of environment needs) and the managed policies CDK adds
+to a relay's role when its policy outgrows IAM's inline size (1 to 6 in the stacks of
+``topologies/org.json``); the stacks' headroom
+(:data:`~stacks.topology.stack_plan.RESOURCE_HEADROOM`) absorbs them.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from stacks.topology.bridge import ShadowQueue, ingress_endpoints, plan_bridge
+from stacks.topology.model import Endpoint, Topology
+from stacks.topology.topics import Topic
+
+QUEUE_WITH_KEY = 6
+"""An ``EndpointQueue`` with its own key: the queue and its dead-letter queue with a queue policy
+each, the key and its alias."""
+DELAY_QUEUE = 2
+"""An endpoint's delay queue (``<queue>-delay.fifo``) and its queue policy, under the queue's
+key."""
+QUEUE_ALARMS = 2
+"""The age of the oldest message and a message in the dead-letter queue."""
+EVENT_SOURCE = 1
+"""A relay's event source mapping on a queue it reads."""
+SUBSCRIPTION = 4
+"""An SNS subscription, its dead-letter queue with its queue policy, and that queue's alarm."""
+DELAY_SHADOW = 6
+"""The shadow of a remote delay queue: the queue and its dead-letter queue with a queue policy
+each (under its shadow's key), the dead-letter alarm and the relay's event source."""
+TOPIC = 8
+"""A ``DeliveryLoggedTopic``: the topic, its policy and key, the success and failure log groups,
+the feedback role and its policy, and the failed-notifications alarm."""
+LOG_STREAMING = 2
+"""The subscription filters streaming both log groups to the analytics account."""
+LAMBDA_SUBSCRIPTION = SUBSCRIPTION + 1
+"""A Lambda subscription, plus the function's permission for SNS to invoke it."""
+BODY_BUCKET = 6
+"""A ``MessageBodyBucket``: the bucket, its access-log bucket, a policy each, the key and its
+alias."""
+RELAY = 4
+"""A ``CrossAccountRelay``'s function, log group, role and role policy."""
+QUEUE_OUTPUTS = 3
+"""An endpoint queue's transport address, URL and dead-letter queue ARN."""
+
+
+class UnitKind(enum.StrEnum):
+    """What a unit holds; its key is ``<kind>:<name>`` (``bodies`` alone)."""
+
+    BODIES = "bodies"
+    TOPIC = "topic"
+    ENDPOINT = "endpoint"
+    INGRESS = "ingress"
+    SHADOW = "shadow"
+
+
+@dataclass(frozen=True)
+class StackUnit:
+    """One unit of an account: what it is and what it costs the stack that holds it."""
+
+    kind: UnitKind
+    name: str
+    """The endpoint's or topic's name, the shadow's queue name; empty for the body bucket."""
+    resources: int
+    outputs: int = 0
+
+    @property
+    def key(self) -> str:
+        """How the stack plan records the unit: ``endpoint:Billing``, ``shadow:error``,
+        ``bodies``."""
+        return f"{self.kind}:{self.name}" if self.name else str(self.kind)
+
+    @property
+    def relay(self) -> UnitKind | None:
+        """The relay that reads the unit's queues in its stack: shadows the outbound one,
+        ingress queues the inbound one."""
+        return self.kind if self.kind in (UnitKind.SHADOW, UnitKind.INGRESS) else None
+
+
+def account_units(topology: Topology, account: str) -> tuple[StackUnit, ...]:
+    """The units of ``account``, in the order new ones are placed: the body bucket, topics,
+    endpoint queues, ingress queues, shadows (each in the topology's order)."""
+    units: list[StackUnit] = []
+    if topology.body_bucket(account) is not None:
+        units.append(StackUnit(UnitKind.BODIES, "", BODY_BUCKET, outputs=1))
+    units.extend(_topic(topology, topic) for topic in topology.topics_in(account))
+    units.extend(_endpoint(topology, endpoint) for endpoint in topology.queues_in(account))
+    units.extend(
+        StackUnit(UnitKind.INGRESS, e.name, QUEUE_WITH_KEY + QUEUE_ALARMS + EVENT_SOURCE)
+        for e in ingress_endpoints(topology, account)
+    )
+    units.extend(_shadow(shadow) for shadow in plan_bridge(topology).shadows_in(account))
+    return tuple(units)
+
+
+def _endpoint(topology: Topology, endpoint: Endpoint) -> StackUnit:
+    # ServiceControl runs without delayed delivery: platform queues have no delay queue.
+    delay = 0 if endpoint.is_platform_queue else DELAY_QUEUE
+    subscriptions = len(topology.queue_subscriptions(endpoint)) * SUBSCRIPTION
+    return StackUnit(
+        UnitKind.ENDPOINT,
+        endpoint.name,
+        QUEUE_WITH_KEY + delay + QUEUE_ALARMS + subscriptions,
+        outputs=QUEUE_OUTPUTS,
+    )
+
+
+def _topic(topology: Topology, topic: Topic) -> StackUnit:
+    streaming = LOG_STREAMING if topology.analytics is not None and not topic.anchor else 0
+    subscriptions = sum(
+        LAMBDA_SUBSCRIPTION if s.function_arn is not None else SUBSCRIPTION
+        for s in topic.subscriptions
+        if s.endpoint is None
+    )
+    return StackUnit(UnitKind.TOPIC, topic.name, TOPIC + streaming + subscriptions, outputs=1)
+
+
+def _shadow(shadow: ShadowQueue) -> StackUnit:
+    delay = DELAY_SHADOW if shadow.delay_queue_name is not None else 0
+    return StackUnit(
+        UnitKind.SHADOW,
+        shadow.queue_name,
+        QUEUE_WITH_KEY + QUEUE_ALARMS + EVENT_SOURCE + delay,
+    )
