@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aws_cdk import CfnOutput, CfnWaitConditionHandle, Stack
+from aws_cdk import CfnOutput, CfnWaitConditionHandle, Environment, Stack
 
 from stacks.app_builder import MessagingApp
 from stacks.checks.resource_limit import (
@@ -26,10 +26,14 @@ from stacks.topology.stack_plan_file import write_plan_file
 ROOT = Path(__file__).resolve().parents[3]
 pytestmark = pytest.mark.synth
 
+ENVIRONMENT = Environment(account="111111111111", region="us-east-1")
+"""The app's stacks always name their account and region, which the quota gate reads."""
+
+
 def test_a_template_over_either_limit_is_refused_with_one_line_per_limit(tmp_path: Path) -> None:
     # aws-cdk-lib would refuse 501 resources itself, from inside jsii; the app lifts its check.
     app = MessagingApp(outdir=str(tmp_path))
-    stack = Stack(app, "Messaging-Big")
+    stack = Stack(app, "Messaging-Big", env=ENVIRONMENT)
     for index in range(CLOUDFORMATION_RESOURCE_LIMIT + 1):
         CfnWaitConditionHandle(stack, f"Handle{index}")
     for index in range(CLOUDFORMATION_OUTPUT_LIMIT + 1):
@@ -49,7 +53,7 @@ def test_a_template_over_either_limit_is_refused_with_one_line_per_limit(tmp_pat
 
 def test_a_template_within_the_limits_synthesizes(tmp_path: Path) -> None:
     app = MessagingApp(outdir=str(tmp_path))
-    stack = Stack(app, "Messaging-Full")
+    stack = Stack(app, "Messaging-Full", env=ENVIRONMENT)
     for index in range(CLOUDFORMATION_RESOURCE_LIMIT):
         CfnWaitConditionHandle(stack, f"Handle{index}")
     app.synth()
