@@ -18,6 +18,7 @@ from constructs_lib import (
     MessageBodyBucket,
     MessageForm,
     MessagingAlarms,
+    MessagingKey,
     ReceiverAddressing,
     RelayDirection,
     RelayRoute,
@@ -27,7 +28,15 @@ from constructs_lib.defaults import DELAY_QUEUE_DELAY, RELAY_BATCH_SIZE
 from constructs_lib.queue_naming import dead_letter_queue_name, ingress_queue_name
 from stacks.checks.resource_limit import ResourceLimit
 from stacks.delivery_log_stack import delivery_log_destination_arn
-from stacks.topology import Account, Endpoint, Topic, Topology, relay_role_name
+from stacks.topology import (
+    Account,
+    Endpoint,
+    KeyGranularity,
+    Topic,
+    Topology,
+    relay_role_name,
+    relay_role_pattern,
+)
 from stacks.topology.bridge import ingress_endpoints, plan_bridge, reachable_queues
 from stacks.topology.model import PLATFORM_QUEUE_METADATA
 from stacks.topology.stack_ids import (
@@ -36,6 +45,7 @@ from stacks.topology.stack_ids import (
     BODY_BUCKET_OUTPUT_ID,
     INBOUND_RELAY_ID,
     OUTBOUND_RELAY_ID,
+    QUEUE_KEY_ID,
     endpoint_id,
     endpoint_output_ids,
     function_id,
@@ -99,6 +109,12 @@ class MessagingAccountStack(Stack):
             alarm_topic=alarm_topic,
             max_message_age=Duration.seconds(settings.max_message_age_seconds),
         )
+        self.organization_id = _shared_organization(topology)
+        self.queue_key = (
+            MessagingKey(self, QUEUE_KEY_ID)
+            if topology.keys is KeyGranularity.PER_ACCOUNT
+            else None
+        )
         self.body_bucket = self._body_bucket()
         self.endpoint_queues: dict[str, EndpointQueue] = {}
         for endpoint in topology.queues_in(account.name):
@@ -124,6 +140,7 @@ class MessagingAccountStack(Stack):
             BODY_BUCKET_ID,
             bucket_name=name,
             expiration=Duration.days(settings.expiration_days),
+            organization_id=self.organization_id,
         )
         bridge = plan_bridge(self.topology)
         senders = sorted(
@@ -135,7 +152,7 @@ class MessagingAccountStack(Stack):
         )
         bucket.admit_writer_roles(
             *(
-                self.topology.relay_role_arn(self.topology.account(s), RelayDirection.OUTBOUND)
+                relay_role_pattern(self.topology.account(s), RelayDirection.OUTBOUND)
                 for s in senders
             )
         )
@@ -172,6 +189,8 @@ class MessagingAccountStack(Stack):
             delayed_delivery=False,
             delivery_delay=DELAY_QUEUE_DELAY if delay_of is not None else None,
             encryption_key=delay_of.encryption_key if delay_of is not None else None,
+            shared_key=self.queue_key if delay_of is None else None,
+            organization_id=self.organization_id,
         )
         if delay_of is None:
             # A delay queue's messages are meant to wait 15 minutes: their age says nothing.
@@ -243,9 +262,7 @@ class MessagingAccountStack(Stack):
             )
             ingress.add_sender_roles(
                 *(
-                    self.topology.relay_role_arn(
-                        self.topology.account(sender), RelayDirection.OUTBOUND
-                    )
+                    relay_role_pattern(self.topology.account(sender), RelayDirection.OUTBOUND)
                     for sender in bridge.relay_sender_accounts(endpoint)
                 )
             )
@@ -285,6 +302,8 @@ class MessagingAccountStack(Stack):
             delayed_delivery=not endpoint.is_platform_queue,
             sender_accounts=self.topology.cross_account_senders(endpoint),
             sender_organization_ids=self.topology.sender_organizations(endpoint),
+            shared_key=self.queue_key,
+            organization_id=self.organization_id,
         )
         address, url, dead_letter = endpoint_output_ids(endpoint)
         CfnOutput(
@@ -312,6 +331,7 @@ class MessagingAccountStack(Stack):
             publisher_accounts=self.topology.cross_account_publishers(topic),
             publisher_organization_ids=topic.publisher_organizations,
             subscriber_accounts=self.topology.subscriber_accounts(topic),
+            organization_id=self.organization_id,
             logged_protocols=tuple(DeliveryProtocol) if topic.log_all_protocols else (),
             success_sample_rate=topic.success_sample_rate,
         )
@@ -391,3 +411,10 @@ class MessagingAccountStack(Stack):
             self.alarms.watch_dead_letter_queue(
                 subscription_id(topic, subscription), construct.dead_letter_queue
             )
+
+
+def _shared_organization(topology: Topology) -> str | None:
+    """The organization every account of the topology declares, if they all declare one: the
+    grants to other accounts then also require it."""
+    organizations = {account.organization_id for account in topology.accounts}
+    return organizations.pop() if len(organizations) == 1 else None

@@ -21,6 +21,7 @@ BODY_BUCKET_ID = "MessageBodies"
 BODY_BUCKET_OUTPUT_ID = "MessageBodyBucketName"
 OUTBOUND_RELAY_ID = "OutboundRelay"
 INBOUND_RELAY_ID = "InboundRelay"
+QUEUE_KEY_ID = "QueueKey"
 _NOT_IN_LOGICAL_IDS = re.compile(r"[^A-Za-z0-9]")
 
 
@@ -69,7 +70,7 @@ _STACK_ITSELF = ("the stack itself", "topology")
 def _declared(topology: Topology, account: str) -> Iterator[tuple[str, str, tuple[str, str]]]:
     """(kind, id, (what declares it, its field path)) for the ids of ``account``'s stack that
     come from names."""
-    for name in (ALARMS_ID, BODY_BUCKET_ID, OUTBOUND_RELAY_ID, INBOUND_RELAY_ID):
+    for name in (ALARMS_ID, BODY_BUCKET_ID, OUTBOUND_RELAY_ID, INBOUND_RELAY_ID, QUEUE_KEY_ID):
         yield "construct", name, _STACK_ITSELF
     yield "output", BODY_BUCKET_OUTPUT_ID, _STACK_ITSELF
     for endpoint in topology.all_queues:
