@@ -290,11 +290,16 @@ class CrossAccountRelay(Construct):
 
     def _grant_routes(self, stack: Stack, routes: Sequence[RelayRoute]) -> None:
         """Send to the destinations, to the sources' own DLQs (refused messages go there with
-        their reason) and back to delay queues' shadows (messages not due yet); use keys
-        only through SQS and only for those queues' encryption
-        (``kms:EncryptionContext:aws:sqs:arn``): whichever key encrypts them, a queue's own
-        or its account's shared one, before and after a change of key granularity (messages
-        already queued keep the key they were sent with)."""
+        their reason) and back to delay queues' shadows (messages not due yet); use keys only
+        through SQS and only for queues' encryption (``kms:EncryptionContext:aws:sqs:arn``):
+        whichever key encrypts them, a queue's own or its account's shared one, before and
+        after a change of key granularity (messages already queued keep the key they were sent
+        with).
+
+        A destination's key is granted for the destinations' encryption alone; the relay's own
+        account's keys for its queues' encryption, a pattern (the sources and their DLQs,
+        listed, would double the role's policy, which IAM bounds at 10,240 bytes per role): the
+        grant is used only through SQS, and the role may call SQS on its own queues alone."""
         destinations = sorted({r.destination_arn for r in routes})
         self.role.add_to_policy(
             iam.PolicyStatement(actions=["sqs:SendMessage"], resources=destinations)
@@ -306,23 +311,19 @@ class CrossAccountRelay(Construct):
                 + [r.source.queue_arn for r in routes if r.delayed],
             )
         )
-        own = [
-            arn
-            for r in routes
-            if r.source.encryption_key is not None
-            for arn in (r.source.queue_arn, r.source.dead_letter_queue.queue_arn)
-        ]
-        if own:
-            key = f"arn:{stack.partition}:kms:{stack.region}:{stack.account}:key/*"
+        if any(r.source.encryption_key is not None for r in routes):
+            own = f"{stack.region}:{stack.account}"
             self.role.add_to_policy(
                 iam.PolicyStatement(
                     actions=list(SEND_KEY_ACTIONS),
-                    resources=[key],
+                    resources=[f"arn:{stack.partition}:kms:{own}:key/*"],
                     conditions={
                         "StringEquals": {
-                            "kms:ViaService": f"sqs.{stack.region}.{stack.url_suffix}",
-                            QUEUE_ENCRYPTION_CONTEXT: own,
-                        }
+                            "kms:ViaService": f"sqs.{stack.region}.{stack.url_suffix}"
+                        },
+                        "StringLike": {
+                            QUEUE_ENCRYPTION_CONTEXT: f"arn:{stack.partition}:sqs:{own}:*"
+                        },
                     },
                 )
             )
@@ -334,8 +335,9 @@ class CrossAccountRelay(Construct):
                 self.role,
                 f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:kms:{own_region}:{own_account}:key/*]",
                 "The relay's own queues may share the account's key or have one each, and keep "
-                "the key they were sent with; the grant is narrowed to those queues' "
-                "encryption (kms:EncryptionContext:aws:sqs:arn), used through SQS.",
+                "the key they were sent with; the grant is narrowed to queues' encryption "
+                "(kms:EncryptionContext:aws:sqs:arn) through SQS, where the role reaches its "
+                "own queues alone.",
             )
         encrypted = sorted({r.destination_arn for r in routes if r.destination_encrypted})
         if not encrypted:

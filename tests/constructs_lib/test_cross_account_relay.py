@@ -152,11 +152,9 @@ def test_own_keys_only_for_its_own_queues_and_through_sqs(outbound: Template) ->
     (statement,) = [
         s for s in key_grants(outbound) if f":{SALES}:key/*" in json.dumps(s["Resource"])
     ]
-    equal = statement["Condition"]["StringEquals"]
-    assert "sqs.us-east-1." in json.dumps(equal["kms:ViaService"])
-    queues = json.dumps(equal["kms:EncryptionContext:aws:sqs:arn"])
-    assert "ShadowBillingQueue" in queues
-    assert "ShadowBillingDeadLetterQueue" in queues
+    assert "sqs.us-east-1." in json.dumps(statement["Condition"]["StringEquals"])
+    queues = statement["Condition"]["StringLike"]["kms:EncryptionContext:aws:sqs:arn"]
+    assert json.dumps(queues).endswith(f':sqs:us-east-1:{SALES}:*"]]}}')
 
 
 def test_ingress_queues_admit_the_relay_roles_only() -> None:
