@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from stacks.topology.model import Endpoint, Topology
+from stacks.topology.model import Endpoint, KeyGranularity, Topology
 from stacks.topology.topics import Topic, TopicSubscription
 
 ALARMS_ID = "Alarms"
@@ -70,8 +70,10 @@ _STACK_ITSELF = ("the stack itself", "topology")
 def _declared(topology: Topology, account: str) -> Iterator[tuple[str, str, tuple[str, str]]]:
     """(kind, id, (what declares it, its field path)) for the ids of ``account``'s stack that
     come from names."""
-    for name in (ALARMS_ID, BODY_BUCKET_ID, OUTBOUND_RELAY_ID, INBOUND_RELAY_ID, QUEUE_KEY_ID):
+    for name in (ALARMS_ID, BODY_BUCKET_ID, OUTBOUND_RELAY_ID, INBOUND_RELAY_ID):
         yield "construct", name, _STACK_ITSELF
+    if topology.keys is KeyGranularity.PER_ACCOUNT:
+        yield "construct", QUEUE_KEY_ID, _STACK_ITSELF
     yield "output", BODY_BUCKET_OUTPUT_ID, _STACK_ITSELF
     for endpoint in topology.all_queues:
         if endpoint.account != account:
