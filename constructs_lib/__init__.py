@@ -24,6 +24,7 @@ from constructs_lib.delivery_report_job import DeliveryReportJob
 from constructs_lib.endpoint_queue import EndpointQueue, EndpointQueueEncryption, IEndpointQueue
 from constructs_lib.message_body_bucket import MessageBodyBucket
 from constructs_lib.messaging_alarms import MessagingAlarms
+from constructs_lib.messaging_key import MessagingKey
 from constructs_lib.queue_naming import QueueNameError, endpoint_queue_name
 from constructs_lib.relay_timing import RelayTiming
 from constructs_lib.sns_https_endpoint import SnsHttpsEndpoint
@@ -53,6 +54,7 @@ __all__ = [
     "MessageBodyBucket",
     "MessageForm",
     "MessagingAlarms",
+    "MessagingKey",
     "QueueNameError",
     "ReceiverAddressing",
     "RelayDirection",

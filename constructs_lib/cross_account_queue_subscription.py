@@ -12,11 +12,12 @@ from aws_cdk import aws_sns_subscriptions as subscriptions
 from constructs import Construct
 
 from constructs_lib._private.subscriptions import (
+    EndpointQueueSubscription,
     FilterPolicyScope,
     set_filter_policy,
     subscription_dead_letter_queue,
 )
-from constructs_lib.endpoint_queue import IEndpointQueue
+from constructs_lib.endpoint_queue import EndpointQueue, IEndpointQueue
 from constructs_lib.queue_naming import subscription_dead_letter_queue_name
 
 
@@ -24,8 +25,9 @@ class CrossAccountQueueSubscription(Construct):
     """The subscriber account's half of an SQS subscription to a topic in another account.
 
     The queue owner creates the subscription (so SNS confirms it at once), admits SNS for that
-    topic only in the queue policy, lets SNS use the queue's key for that topic, and owns the
-    subscription's DLQ. The topic's account grants ``sns:Subscribe`` to this account (see
+    topic only in the queue policy (one statement lists every topic an
+    :class:`~constructs_lib.EndpointQueue` admits), lets SNS use the queue's key for that topic
+    (for the queue and the subscription's DLQ), and owns the subscription's DLQ. The topic's account grants ``sns:Subscribe`` to this account (see
     :meth:`DeliveryLoggedTopic.add_subscriber_accounts`). For a queue imported with
     :meth:`EndpointQueue.from_queue_arn` the queue's and key's policies belong to their owner,
     who must admit SNS for the topic there.
@@ -74,7 +76,13 @@ class CrossAccountQueueSubscription(Construct):
             fifo=queue.fifo,
         )
         self.subscription = topic.add_subscription(
-            subscriptions.SqsSubscription(
+            EndpointQueueSubscription(
+                queue,
+                raw_message_delivery=raw_message_delivery,
+                dead_letter_queue=self.dead_letter_queue,
+            )
+            if isinstance(queue, EndpointQueue)
+            else subscriptions.SqsSubscription(
                 queue.queue,
                 raw_message_delivery=raw_message_delivery,
                 dead_letter_queue=self.dead_letter_queue,

@@ -6,8 +6,8 @@ delay queue's shadow until they are nearly due); an inbound relay reads ingress 
 delivers to the local endpoint queues in the wire form each endpoint's dispatcher writes, with
 the addresses unchanged for an ARN-aware endpoint and translated for a released one. Its role
 may receive only from its own queues, send only to the declared destinations, its delay queues'
-shadows and their own dead-letter queues, use a destination's key only if the key carries that
-queue's alias, and put bodies only into the routes' body buckets. Its function's timeout follows
+shadows and their own dead-letter queues, use a key only for those queues' encryption (whichever
+key encrypts them), and put bodies only into the routes' body buckets. Its function's timeout follows
 the batch size (:class:`~constructs_lib.relay_timing.RelayTiming`).
 
 The routes, the local endpoints and the address books are written at synth into a file of the
@@ -34,6 +34,7 @@ from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from constructs_lib._private.acknowledgments import acknowledge
+from constructs_lib._private.grants import QUEUE_ENCRYPTION_CONTEXT
 from constructs_lib._private.lambda_assets import relay_code
 from constructs_lib._private.lambda_function import role_with_own_logs, runtime_function
 from constructs_lib.defaults import (
@@ -45,7 +46,6 @@ from constructs_lib.defaults import (
 )
 from constructs_lib.endpoint_queue import IEndpointQueue
 from constructs_lib.message_body_bucket import BODY_KEY_ALIAS, WRITER_KEY_ACTIONS, MessageBodyBucket
-from constructs_lib.queue_naming import key_alias_name
 from constructs_lib.relay_timing import RelayTiming
 from cross_account_runtime.nservicebus.transport_address import AddressError, parse_queue_arn
 from cross_account_runtime.relay.config import (
@@ -91,8 +91,8 @@ class RelayRoute:
     """One queue the relay reads and where its messages go.
 
     ``destination_arn`` is computed (from the topology), never a token from another stack;
-    ``destination_encrypted`` says whether the destination's key (aliased
-    ``alias/messaging/<queue>``) must be granted. Outbound, ``delayed`` marks the shadow of a
+    ``destination_encrypted`` says whether the destination's key must be granted (for that
+    queue's encryption only). Outbound, ``delayed`` marks the shadow of a
     delay queue (FIFO), whose messages are held there until nearly due. Inbound, ``receiver``
     says how the destination endpoint reads addresses, and for a released one (``NAME``)
     ``reachable_queues`` lists the queue ARNs it reaches by name in its own account (its
@@ -310,9 +310,16 @@ class CrossAccountRelay(Construct):
 
     def _grant_routes(self, stack: Stack, routes: Sequence[RelayRoute]) -> None:
         """Send to the destinations, to the sources' own DLQs (refused messages go there with
-        their reason) and back to delay queues' shadows (messages not due yet); use the
-        destinations' keys only through SQS and only if they carry the destination queue's
-        alias."""
+        their reason) and back to delay queues' shadows (messages not due yet); use keys only
+        through SQS and only for queues' encryption (``kms:EncryptionContext:aws:sqs:arn``):
+        whichever key encrypts them, a queue's own or its account's shared one, before and
+        after a change of key granularity (messages already queued keep the key they were sent
+        with).
+
+        A destination's key is granted for the destinations' encryption alone; the relay's own
+        account's keys for its queues' encryption, a pattern (the sources and their DLQs,
+        listed, would double the role's policy, which IAM bounds at 10,240 bytes per role): the
+        grant is used only through SQS, and the role may call SQS on its own queues alone."""
         destinations = sorted({r.destination_arn for r in routes})
         self.role.add_to_policy(
             iam.PolicyStatement(actions=["sqs:SendMessage"], resources=destinations)
@@ -324,21 +331,39 @@ class CrossAccountRelay(Construct):
                 + [r.source.queue_arn for r in routes if r.delayed],
             )
         )
-        own_keys = {id(r.source.encryption_key): r.source.encryption_key for r in routes}
-        key_arns = [key.key_arn for key in own_keys.values() if key is not None]
-        if key_arns:
+        if any(r.source.encryption_key is not None for r in routes):
+            own = f"{stack.region}:{stack.account}"
             self.role.add_to_policy(
-                iam.PolicyStatement(actions=list(SEND_KEY_ACTIONS), resources=key_arns)
+                iam.PolicyStatement(
+                    actions=list(SEND_KEY_ACTIONS),
+                    resources=[f"arn:{stack.partition}:kms:{own}:key/*"],
+                    conditions={
+                        "StringEquals": {
+                            "kms:ViaService": f"sqs.{stack.region}.{stack.url_suffix}"
+                        },
+                        "StringLike": {
+                            QUEUE_ENCRYPTION_CONTEXT: f"arn:{stack.partition}:sqs:{own}:*"
+                        },
+                    },
+                )
             )
-        aliases = sorted(
-            key_alias_name(parse_queue_arn(r.destination_arn).name)
-            for r in routes
-            if r.destination_encrypted
-        )
-        if not aliases:
+            own_region, own_account = (
+                f"<AWS::{name}>" if Token.is_unresolved(value) else value
+                for name, value in (("Region", stack.region), ("AccountId", stack.account))
+            )
+            acknowledge(
+                self.role,
+                f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:kms:{own_region}:{own_account}:key/*]",
+                "The relay's own queues may share the account's key or have one each, and keep "
+                "the key they were sent with; the grant is narrowed to queues' encryption "
+                "(kms:EncryptionContext:aws:sqs:arn) through SQS, where the role reaches its "
+                "own queues alone.",
+            )
+        encrypted = sorted({r.destination_arn for r in routes if r.destination_encrypted})
+        if not encrypted:
             return
-        accounts = sorted({parse_queue_arn(a).account for a in destinations})
-        regions = sorted({parse_queue_arn(a).region for a in destinations})
+        accounts = sorted({parse_queue_arn(a).account for a in encrypted})
+        regions = sorted({parse_queue_arn(a).region for a in encrypted})
         self.role.add_to_policy(
             iam.PolicyStatement(
                 actions=list(SEND_KEY_ACTIONS),
@@ -348,7 +373,7 @@ class CrossAccountRelay(Construct):
                     for region in regions
                 ],
                 conditions={
-                    "ForAnyValue:StringEquals": {"kms:ResourceAliases": aliases},
+                    "StringEquals": {QUEUE_ENCRYPTION_CONTEXT: encrypted},
                     "StringLike": {"kms:ViaService": "sqs.*.amazonaws.com*"},
                 },
             )
@@ -359,8 +384,8 @@ class CrossAccountRelay(Construct):
                     self.role,
                     f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:kms:{region}:{account}:key/*]",
                     "Destination keys are created in other accounts with ids unknown here; the "
-                    "grant is narrowed to keys carrying the destination queues' aliases "
-                    "(kms:ResourceAliases), used through SQS.",
+                    "grant is narrowed to the destination queues' encryption "
+                    "(kms:EncryptionContext:aws:sqs:arn), used through SQS.",
                 )
 
     def _grant_read_bodies_by_name(self, stack: Stack, bucket: str) -> None:

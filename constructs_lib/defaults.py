@@ -50,6 +50,18 @@ DEAD_LETTER_RETENTION = Duration.days(14)
 """Dead-letter queues (of endpoints and of SNS subscriptions) keep messages as long as SQS
 allows, so that an operator has time to redrive them."""
 
+KEY_GRANULARITY = "perQueue"
+"""A topology's ``keys``: a KMS key per queue group (an endpoint's queue, DLQ and delay queue; a
+shadow or ingress queue and its DLQ), not one per account (``"perAccount"``). A key per queue
+keeps what the stacks did before there was a choice (switching rewrites every queue's key, in
+place, and a deployed topology should not change by an upgrade), confines a key's mistake or a
+disabled key to one queue, and lets teams grant their endpoints' roles a queue's key by its
+alias ``alias/messaging/<queue>``; at $1 a key a month, an organization of 500 endpoints pays
+some $1,000 a month for it, which ``perAccount`` cuts to one key per account."""
+QUEUE_KEY_ALIAS = "alias/messaging/queues"
+"""The alias of an account's shared queue key (:class:`~constructs_lib.MessagingKey`), one name
+in every account, so that a person or a team's policy finds it without its id."""
+
 # Alarms ------------------------------------------------------------------------------------
 
 MAX_MESSAGE_AGE_SECONDS = 900

@@ -23,15 +23,16 @@ from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from constructs_lib._private.acknowledgments import acknowledge
-from constructs_lib._private.grants import grant_with_key
+from constructs_lib._private.grants import Grantees, PolicyGrants, grant_with_key
 from constructs_lib._private.subscriptions import (
+    EndpointQueueSubscription,
     FilterPolicyScope,
     set_filter_policy,
     subscription_dead_letter_queue,
     url_subscription,
 )
 from constructs_lib.defaults import LOG_RETENTION, SUCCESS_SAMPLE_RATE
-from constructs_lib.endpoint_queue import IEndpointQueue
+from constructs_lib.endpoint_queue import EndpointQueue, IEndpointQueue
 from constructs_lib.queue_naming import subscription_dead_letter_queue_name
 from constructs_lib.validation import (
     require_account_ids,
@@ -191,6 +192,7 @@ class DeliveryLoggedTopic(_TopicBase):
         publisher_organization_ids: Sequence[str] = (),
         subscriber_accounts: Sequence[str] = (),
         subscriber_organization_ids: Sequence[str] = (),
+        organization_id: str | None = None,
         logged_protocols: Sequence[DeliveryProtocol] = (),
         success_sample_rate: int = SUCCESS_SAMPLE_RATE,
         log_retention: logs.RetentionDays = LOG_RETENTION,
@@ -214,6 +216,9 @@ class DeliveryLoggedTopic(_TopicBase):
             Default: none.
         :param subscriber_organization_ids: organizations whose accounts may subscribe SQS
             queues (``aws:PrincipalOrgID``). Default: none.
+        :param organization_id: the organization of every publisher and subscriber account:
+            their grants then also require it (``aws:PrincipalOrgID``), so an account that
+            leaves the organization loses access. Default: none (the grants name accounts).
         :param logged_protocols: protocols to log even without a subscriber yet (pass all
             five of :class:`DeliveryProtocol` to log everything); protocols of subscriptions
             added through this construct are logged automatically. Default: none beyond those.
@@ -231,6 +236,8 @@ class DeliveryLoggedTopic(_TopicBase):
         require_organization_ids("publisher_organization_ids", publisher_organization_ids)
         require_account_ids("subscriber_accounts", subscriber_accounts)
         require_organization_ids("subscriber_organization_ids", subscriber_organization_ids)
+        if organization_id is not None:
+            require_organization_ids("organization_id", [organization_id])
         if content_based_deduplication and not fifo:
             raise ValueError(
                 "content_based_deduplication: only FIFO topics deduplicate; set fifo=True"
@@ -245,6 +252,7 @@ class DeliveryLoggedTopic(_TopicBase):
         stack = Stack.of(self)
         self.topic_name = topic_name
         self.fifo = fifo
+        self.organization_id = organization_id
         self.success_sample_rate = success_sample_rate
         # The topic's ARN is computed from its name: the feedback role's trust policy needs it
         # and the topic needs the role, so a reference would be a cycle.
@@ -315,15 +323,21 @@ class DeliveryLoggedTopic(_TopicBase):
         for protocol in logged_protocols:
             self.log_deliveries(protocol)
         self._allow_sns_to_use_key()
+        self._policy = PolicyGrants(
+            self,
+            "TopicGrants",
+            add_to_resource_policy=self.topic.add_to_resource_policy,
+            resources=[self.topic.topic_arn],
+        )
         self._publishers: list[str] = []
         self._publisher_organizations: list[str] = []
         self._subscribers: list[str] = []
         self.add_publisher_accounts(*publisher_accounts)
-        for organization_id in publisher_organization_ids:
-            self.add_publisher_organization(organization_id)
+        for organization in publisher_organization_ids:
+            self.add_publisher_organization(organization)
         self.add_subscriber_accounts(*subscriber_accounts)
-        for organization_id in subscriber_organization_ids:
-            self.add_subscriber_organization(organization_id)
+        for organization in subscriber_organization_ids:
+            self.add_subscriber_organization(organization)
 
     @classmethod
     def from_topic_arn(
@@ -401,54 +415,49 @@ class DeliveryLoggedTopic(_TopicBase):
             )
 
     def add_publisher_accounts(self, *account_ids: str) -> None:
-        """Let principals of other accounts publish (their IAM policies must allow it too)."""
+        """Let principals of other accounts publish (their IAM policies must allow it too):
+        one statement lists every publisher account (``aws:PrincipalAccount``)."""
         require_account_ids("account_ids", account_ids)
         new = [a for a in dict.fromkeys(account_ids) if a not in self._publishers]
-        if not new:
-            return
-        self._publishers.extend(new)
-        self._grant_publish(
-            f"Accounts{len(self._publishers)}", [iam.AccountPrincipal(a) for a in new]
-        )
+        if new:
+            self._publishers.extend(new)
+            self._grant_publish(Grantees.accounts(new, self.organization_id))
 
     def add_publisher_organization(self, organization_id: str) -> None:
         """Let every principal of an organization publish (``aws:PrincipalOrgID``)."""
         require_organization_ids("organization_id", [organization_id])
-        if organization_id in self._publisher_organizations:
-            return
-        self._publisher_organizations.append(organization_id)
-        self._grant_publish(
-            f"Organization{len(self._publisher_organizations)}",
-            [iam.AnyPrincipal()],
-            {"StringEquals": {"aws:PrincipalOrgID": organization_id}},
-        )
+        if organization_id not in self._publisher_organizations:
+            self._publisher_organizations.append(organization_id)
+            self._grant_publish(Grantees.organizations([organization_id]))
 
-    def _grant_publish(
-        self,
-        sid_suffix: str,
-        principals: list[iam.IPrincipal],
-        conditions: Mapping[str, Mapping[str, str]] | None = None,
-    ) -> None:
+    def _grant_publish(self, grantees: Grantees) -> None:
         grant_with_key(
-            self.topic.add_to_resource_policy,
+            self._policy,
             self.encryption_key,
-            sid=f"AllowPublish{sid_suffix}",
-            key_sid=f"AllowPublishersThroughSns{sid_suffix}",
-            principals=principals,
+            sid="AllowPublish",
+            key_sid="AllowPublishersThroughSns",
+            grantees=grantees,
             actions=["sns:Publish"],
-            resource_arn=self.topic.topic_arn,
             key_actions=PUBLISH_KEY_ACTIONS,
             via_service="sns",
-            conditions=conditions,
         )
 
     def add_subscriber_accounts(self, *account_ids: str) -> None:
-        """Let other accounts subscribe their own SQS queues, and nothing else."""
+        """Let other accounts subscribe their own SQS queues, and nothing else.
+
+        A statement per account: only one of its own tells the queues an account may
+        subscribe (``sns:Endpoint``) apart from another's, and one account subscribing another
+        account's queue would duplicate that queue's deliveries. At about 300 bytes each,
+        SNS's 30 KiB topic policy holds some 95 subscriber accounts.
+        """
         require_account_ids("account_ids", account_ids)
         for account in dict.fromkeys(account_ids):
             if account in self._subscribers:
                 continue
             self._subscribers.append(account)
+            equal: dict[str, str] = {"sns:Protocol": "sqs"}
+            if self.organization_id is not None:
+                equal["aws:PrincipalOrgID"] = self.organization_id
             self.topic.add_to_resource_policy(
                 iam.PolicyStatement(
                     sid=f"AllowSubscribeQueuesOf{account}",
@@ -456,7 +465,7 @@ class DeliveryLoggedTopic(_TopicBase):
                     actions=["sns:Subscribe"],
                     resources=[self.topic.topic_arn],
                     conditions={
-                        "StringEquals": {"sns:Protocol": "sqs"},
+                        "StringEquals": equal,
                         "StringLike": {"sns:Endpoint": f"arn:{Aws.PARTITION}:sqs:*:{account}:*"},
                     },
                 )
@@ -502,8 +511,9 @@ class DeliveryLoggedTopic(_TopicBase):
     ) -> sqs.IQueue:
         """Subscribe a queue of this account; returns the subscription's DLQ.
 
-        The queue's policy admits SNS for this topic only (``aws:SourceArn``) and its key lets
-        SNS encrypt. For a queue in another account use :class:`CrossAccountQueueSubscription`
+        The queue's policy admits SNS for this topic only (``aws:SourceArn``; an
+        :class:`~constructs_lib.EndpointQueue` lists every topic it admits in one statement) and
+        its key lets SNS encrypt. For a queue in another account use :class:`CrossAccountQueueSubscription`
         in that account's stack.
 
         :param raw_message_delivery: deliver the message as published, without SNS's JSON
@@ -515,13 +525,19 @@ class DeliveryLoggedTopic(_TopicBase):
         :param dead_letter_queue: the subscription's DLQ. Default: a new one,
             ``<topic>-<subscription_id>-dlq``, encrypted with the topic's key.
         """
-        target = queue.queue if isinstance(queue, IEndpointQueue) else queue
         dlq = dead_letter_queue or self._dead_letter_queue(subscription_id)
-        subscription = self.topic.add_subscription(
-            subscriptions.SqsSubscription(
-                target, raw_message_delivery=raw_message_delivery, dead_letter_queue=dlq
+        subscriber: sns.ITopicSubscription = (
+            EndpointQueueSubscription(
+                queue, raw_message_delivery=raw_message_delivery, dead_letter_queue=dlq
+            )
+            if isinstance(queue, EndpointQueue)
+            else subscriptions.SqsSubscription(
+                queue.queue if isinstance(queue, IEndpointQueue) else queue,
+                raw_message_delivery=raw_message_delivery,
+                dead_letter_queue=dlq,
             )
         )
+        subscription = self.topic.add_subscription(subscriber)
         set_filter_policy(subscription, filter_policy, filter_policy_scope)
         self.log_deliveries(DeliveryProtocol.SQS)
         return dlq

@@ -19,7 +19,13 @@ from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from constructs_lib._private.acknowledgments import acknowledge
-from constructs_lib._private.grants import Conditions, grant_with_key
+from constructs_lib._private.grants import (
+    TOPIC_KEY_ACTIONS,
+    Grantees,
+    PolicyGrants,
+    grant_with_key,
+    sns_principal,
+)
 from constructs_lib._private.secure_queue import secure_queue
 from constructs_lib.defaults import (
     DEAD_LETTER_RETENTION,
@@ -31,6 +37,7 @@ from constructs_lib.defaults import (
     RECEIVE_MARGIN,
     SQS_DEFAULT_VISIBILITY_TIMEOUT,
 )
+from constructs_lib.messaging_key import MessagingKey
 from constructs_lib.queue_naming import (
     dead_letter_queue_name as default_dead_letter_queue_name,
 )
@@ -144,8 +151,10 @@ class EndpointQueue(Construct):
         delivery_delay: Duration | None = None,
         encryption: EndpointQueueEncryption = EndpointQueueEncryption.KMS,
         encryption_key: kms.IKey | None = None,
+        shared_key: MessagingKey | None = None,
         sender_accounts: Sequence[str] = (),
         sender_organization_ids: Sequence[str] = (),
+        organization_id: str | None = None,
         retention_period: Duration = QUEUE_RETENTION,
         dead_letter_retention_period: Duration = DEAD_LETTER_RETENTION,
         visibility_timeout: Duration | None = None,
@@ -175,11 +184,19 @@ class EndpointQueue(Construct):
         :param encryption: KMS (a customer-managed key) or SQS_MANAGED (SSE-SQS).
             Default: ``EndpointQueueEncryption.KMS``.
         :param encryption_key: the KMS key to use; never ``alias/aws/sqs``, which other
-            accounts and SNS cannot use. Default: a new key with rotation and the alias
-            ``alias/messaging/<queue>``.
+            accounts and SNS cannot use. Default: ``shared_key``'s, else a new key with
+            rotation and the alias ``alias/messaging/<queue>``.
+        :param shared_key: the account's :class:`~constructs_lib.MessagingKey`, which every
+            queue of the account shares: its policy admits this queue's senders for this
+            queue's encryption alone (``kms:EncryptionContext:aws:sqs:arn``). Default: none
+            (a key of the queue's own, or ``encryption_key``).
         :param sender_accounts: 12-digit ids of other accounts allowed to send. Default: none.
         :param sender_organization_ids: organizations whose principals may send.
             Default: none.
+        :param organization_id: the organization every account this queue admits belongs to
+            (sender accounts and roles): each grant then also requires it
+            (``aws:PrincipalOrgID``), so an account that leaves the organization loses access.
+            Default: none (the grants name accounts and roles only).
         :param retention_period: how long messages are kept. Default:
             :data:`~constructs_lib.defaults.QUEUE_RETENTION` (4 days, NServiceBus's default
             time to be received).
@@ -211,10 +228,18 @@ class EndpointQueue(Construct):
             raise ValueError(
                 "content_based_deduplication: only FIFO queues deduplicate; set fifo=True"
             )
-        if encryption is EndpointQueueEncryption.SQS_MANAGED and encryption_key is not None:
+        if organization_id is not None:
+            require_organization_ids("organization_id", [organization_id])
+        for field, given in (("encryption_key", encryption_key), ("shared_key", shared_key)):
+            if encryption is EndpointQueueEncryption.SQS_MANAGED and given is not None:
+                raise ValueError(
+                    f"{field}: SSE-SQS uses SQS-owned keys; drop {field} or use "
+                    "encryption=EndpointQueueEncryption.KMS"
+                )
+        if shared_key is not None and encryption_key is not None:
             raise ValueError(
-                "encryption_key: SSE-SQS uses SQS-owned keys; drop encryption_key or use "
-                "encryption=EndpointQueueEncryption.KMS"
+                "shared_key: the queue is encrypted with one key; give either shared_key (the "
+                "account's MessagingKey) or encryption_key, not both"
             )
         _refuse_aws_managed_key(encryption_key)
 
@@ -230,12 +255,16 @@ class EndpointQueue(Construct):
         )
         self.endpoint_name = endpoint_name
         self.fifo = fifo
+        self.organization_id = organization_id
         self._sender_accounts: list[str] = []
         self._sender_organizations: list[str] = []
         self._sender_roles: list[str] = []
+        self._sender_topics: list[str] = []
 
         self.encryption_key: kms.IKey | None = None
         if encryption is EndpointQueueEncryption.KMS:
+            if shared_key is not None:
+                encryption_key = shared_key.key
             self.encryption_key = encryption_key or kms.Key(
                 self,
                 "Key",
@@ -292,9 +321,33 @@ class EndpointQueue(Construct):
                 removal_policy=removal_policy,
             )
             acknowledge(self.delay_queue, "AwsSolutions-SQS3", DELAY_QUEUE_WITHOUT_DLQ)
+        self._policy = PolicyGrants(
+            self,
+            "QueueGrants",
+            add_to_resource_policy=self.queue.add_to_resource_policy,
+            resources=[self.queue.queue_arn],
+        )
+        self._delay_policy = (
+            PolicyGrants(
+                self,
+                "DelayQueueGrants",
+                add_to_resource_policy=self.delay_queue.add_to_resource_policy,
+                resources=[self.delay_queue.queue_arn],
+            )
+            if self.delay_queue is not None
+            else None
+        )
+        # Keys are granted for the queues' encryption contexts, their ARNs computed from the
+        # names: a key shared by the account may live in another of its stacks.
+        self._encryption_context = stack.format_arn(service="sqs", resource=self.queue_name)
+        self._delay_encryption_context = (
+            stack.format_arn(service="sqs", resource=delay_queue_name(self.queue_name))
+            if self.delay_queue is not None
+            else None
+        )
         self.add_sender_accounts(*sender_accounts)
-        for organization_id in sender_organization_ids:
-            self.add_sender_organization(organization_id)
+        for organization in sender_organization_ids:
+            self.add_sender_organization(organization)
 
     @classmethod
     def from_queue_arn(
@@ -360,73 +413,84 @@ class EndpointQueue(Construct):
         """Organizations granted send access so far."""
         return tuple(self._sender_organizations)
 
+    @property
+    def sender_roles(self) -> tuple[str, ...]:
+        """Role ARNs and patterns granted send access so far."""
+        return tuple(self._sender_roles)
+
+    @property
+    def sender_topics(self) -> tuple[str, ...]:
+        """Topics admitted to deliver so far."""
+        return tuple(self._sender_topics)
+
     def add_sender_accounts(self, *account_ids: str) -> None:
-        """Let principals of these accounts send (their own IAM policies must allow it too)."""
+        """Let principals of these accounts send (their own IAM policies must allow it too):
+        one statement lists every sender account (``aws:PrincipalAccount``)."""
         require_account_ids("account_ids", account_ids)
         new = [a for a in dict.fromkeys(account_ids) if a not in self._sender_accounts]
-        if not new:
-            return
-        self._sender_accounts.extend(new)
-        self._grant_senders(
-            f"Accounts{len(self._sender_accounts)}", [iam.AccountPrincipal(a) for a in new]
-        )
+        if new:
+            self._sender_accounts.extend(new)
+            self._grant_senders(Grantees.accounts(new, self.organization_id))
 
     def add_sender_roles(self, *role_arns: str) -> None:
-        """Let these roles of other accounts send, and no other principal of their accounts
-        (an account principal narrowed by ``aws:PrincipalArn``, so the role need not exist
-        when this policy is deployed)."""
+        """Let these roles of other accounts send, and no other principal of their accounts:
+        ``aws:PrincipalArn`` (``ArnLike``) in one statement for every sender role, so a role
+        need not exist when this policy is deployed. Each is a role's ARN or a pattern of one
+        account's role names (``arn:aws:iam::111111111111:role/messaging-relay-outbound-Sales*``:
+        the account's relay roles of every stack)."""
         for role_arn in role_arns:
-            account = require_role_arn("role_arns", role_arn)
-            if role_arn in self._sender_roles:
-                continue
-            self._sender_roles.append(role_arn)
-            self._grant_senders(
-                f"Role{len(self._sender_roles)}",
-                [iam.AccountPrincipal(account)],
-                {"ArnEquals": {"aws:PrincipalArn": role_arn}},
-            )
+            require_role_arn("role_arns", role_arn, pattern=True)
+        new = [r for r in dict.fromkeys(role_arns) if r not in self._sender_roles]
+        if new:
+            self._sender_roles.extend(new)
+            self._grant_senders(Grantees.roles(new, self.organization_id))
 
     def add_sender_organization(self, organization_id: str) -> None:
         """Let every principal of an organization send (``aws:PrincipalOrgID``)."""
         require_organization_ids("organization_id", [organization_id])
-        if organization_id in self._sender_organizations:
-            return
-        self._sender_organizations.append(organization_id)
-        self._grant_senders(
-            f"Organization{len(self._sender_organizations)}",
-            [iam.AnyPrincipal()],
-            {"StringEquals": {"aws:PrincipalOrgID": organization_id}},
-        )
+        if organization_id not in self._sender_organizations:
+            self._sender_organizations.append(organization_id)
+            self._grant_senders(Grantees.organizations([organization_id]))
 
-    def _grant_senders(
-        self,
-        sid_suffix: str,
-        principals: list[iam.IPrincipal],
-        conditions: Conditions | None = None,
-    ) -> None:
+    def add_sender_topics(self, *topic_arns: str) -> None:
+        """Let SNS deliver these topics' messages to the queue (``aws:SourceArn``), and use
+        the queue's key for it: one statement lists every topic. Subscriptions made through
+        :class:`~constructs_lib.DeliveryLoggedTopic` and
+        :class:`~constructs_lib.CrossAccountQueueSubscription` call this."""
+        new = [t for t in dict.fromkeys(topic_arns) if t not in self._sender_topics]
+        self._sender_topics.extend(new)
+        for topic_arn in new:
+            grant_with_key(
+                self._policy,
+                self.encryption_key,
+                sid="AllowSend",
+                key_sid="AllowSenders",
+                grantees=Grantees.topics([topic_arn], sns_principal(topic_arn, self)),
+                actions=["sqs:SendMessage"],
+                key_actions=TOPIC_KEY_ACTIONS,
+                via_service="sqs",
+                queue_arns=[self._encryption_context],
+            )
+
+    def _grant_senders(self, grantees: Grantees) -> None:
         """The queue (and its key) admits the senders; so does its delay queue, where an
         ARN-aware sender puts delays over 15 minutes (the key grant covers both)."""
-        if self.delay_queue is not None:
-            self.delay_queue.add_to_resource_policy(
-                iam.PolicyStatement(
-                    sid=f"AllowSend{sid_suffix}",
-                    principals=list(principals),
-                    actions=list(SENDER_ACTIONS),
-                    resources=[self.delay_queue.queue_arn],
-                    conditions=dict(conditions) if conditions else None,
-                )
-            )
+        if self._delay_policy is not None:
+            self._delay_policy.grant("AllowSend", grantees, SENDER_ACTIONS)
         grant_with_key(
-            self.queue.add_to_resource_policy,
+            self._policy,
             self.encryption_key,
-            sid=f"AllowSend{sid_suffix}",
-            key_sid=f"AllowSendersThroughSqs{sid_suffix}",
-            principals=principals,
+            sid="AllowSend",
+            key_sid="AllowSenders",
+            grantees=grantees,
             actions=SENDER_ACTIONS,
-            resource_arn=self.queue.queue_arn,
             key_actions=SENDER_KEY_ACTIONS,
             via_service="sqs",
-            conditions=conditions,
+            queue_arns=[
+                arn
+                for arn in (self._encryption_context, self._delay_encryption_context)
+                if arn is not None
+            ],
         )
 
     def grant_send_messages(self, grantee: iam.IGrantable) -> iam.Grant:

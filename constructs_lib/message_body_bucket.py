@@ -4,7 +4,8 @@ The transport moves a body over 1 MiB (256 KiB for a publish) to S3 under
 ``{KeyPrefix}/{MessageId}`` in the bucket its endpoint configures (``S3Settings``), and reads a
 received message's key from the same bucket. One bucket per account serves its endpoints; the
 account bridge's outbound relays of other accounts copy the bodies of the messages they forward
-into it (:mod:`cross_account_runtime.relay.bodies`), admitted here by role ARN.
+into it (:mod:`cross_account_runtime.relay.bodies`), admitted here by role ARN or pattern (one
+statement for them all, in the bucket's policy and in its key's).
 
 Secure as AWS Solutions Constructs make buckets: a customer-managed key with rotation (S3
 Bucket Keys on), TLS-only, public access blocked, object ownership enforced (a relay's copy
@@ -24,8 +25,9 @@ from constructs import Construct
 
 from constructs_lib._private.access_logs import admit_log_delivery_by_policy, logged_kms_bucket
 from constructs_lib._private.acknowledgments import acknowledge
+from constructs_lib._private.grants import Grantees, PolicyGrants, grant_with_key
 from constructs_lib.defaults import BODY_EXPIRATION, BODY_EXPIRATION_RANGE_DAYS
-from constructs_lib.validation import require_range, require_role_arn
+from constructs_lib.validation import require_organization_ids, require_range, require_role_arn
 
 TRANSPORT_LIFECYCLE_RULE_ID = "NServiceBus.SQS.DeleteMessageBodies"
 """The id of the transport's own lifecycle rule, which its installer looks for."""
@@ -48,6 +50,7 @@ class MessageBodyBucket(Construct):
         *,
         bucket_name: str | None = None,
         expiration: Duration = BODY_EXPIRATION,
+        organization_id: str | None = None,
         removal_policy: RemovalPolicy = RemovalPolicy.RETAIN,
     ) -> None:
         """Create the key, the access-log bucket and the bucket.
@@ -57,6 +60,9 @@ class MessageBodyBucket(Construct):
         :param expiration: how long a body is kept (whole days, 1-14: no message outlives
             SQS's 14 days). Default: :data:`~constructs_lib.defaults.BODY_EXPIRATION`
             (4 days, the transport's default maximum time to live).
+        :param organization_id: the organization of every role admitted to write
+            (:meth:`admit_writer_roles`): the grants then also require it
+            (``aws:PrincipalOrgID``). Default: none (the grants name the roles only).
         :param removal_policy: of the buckets and the key; bodies of messages still queued
             would be lost with them. Default: ``RemovalPolicy.RETAIN``.
         """
@@ -66,6 +72,9 @@ class MessageBodyBucket(Construct):
         if days != int(days):
             raise ValueError(f"expiration: S3 expires objects after whole days, got {days}")
         require_range("expiration (days)", int(days), *BODY_EXPIRATION_RANGE_DAYS)
+        if organization_id is not None:
+            require_organization_ids("organization_id", [organization_id])
+        self.organization_id = organization_id
         self.key = kms.Key(
             self,
             "Key",
@@ -89,46 +98,45 @@ class MessageBodyBucket(Construct):
             removal_policy=removal_policy,
         )
         self._writers: list[str] = []
+        self._policy = PolicyGrants(
+            self,
+            "BucketGrants",
+            add_to_resource_policy=self.bucket.add_to_resource_policy,
+            resources=[self.bucket.arn_for_objects("*")],
+        )
 
     @property
     def bucket_name(self) -> str:
         """The bucket's name, what the endpoints configure."""
         return self.bucket.bucket_name
 
+    @property
+    def writer_roles(self) -> tuple[str, ...]:
+        """Role ARNs and patterns admitted to write so far."""
+        return tuple(self._writers)
+
     def admit_writer_roles(self, *role_arns: str) -> None:
         """Let these roles of other accounts (the outbound relays forwarding to this account)
-        put bodies into the bucket with its key, and no other principal of their accounts: an
-        account principal narrowed by ``aws:PrincipalArn``, so the role need not exist yet."""
+        put bodies into the bucket with its key (through S3), and no other principal of their
+        accounts: ``aws:PrincipalArn`` (``ArnLike``), so a role need not exist yet. Each is a
+        role's ARN or a pattern of one account's role names (an account's relay roles of every
+        stack)."""
         for role_arn in role_arns:
-            account = require_role_arn("role_arns", role_arn)
-            if role_arn in self._writers:
-                continue
-            self._writers.append(role_arn)
-            principal = iam.AccountPrincipal(account)
-            condition = {"ArnEquals": {"aws:PrincipalArn": role_arn}}
-            self.bucket.add_to_resource_policy(
-                iam.PolicyStatement(
-                    sid=f"AllowBodyCopy{len(self._writers)}",
-                    principals=[principal],
-                    actions=["s3:PutObject"],
-                    resources=[self.bucket.arn_for_objects("*")],
-                    conditions=condition,
-                )
-            )
-            self.key.add_to_resource_policy(
-                iam.PolicyStatement(
-                    sid=f"AllowBodyCopy{len(self._writers)}",
-                    principals=[principal],
-                    actions=list(WRITER_KEY_ACTIONS),
-                    resources=["*"],
-                    conditions={
-                        **condition,
-                        "StringEquals": {
-                            "kms:ViaService": f"s3.{Stack.of(self).region}.amazonaws.com"
-                        },
-                    },
-                )
-            )
+            require_role_arn("role_arns", role_arn, pattern=True)
+        new = [r for r in dict.fromkeys(role_arns) if r not in self._writers]
+        if not new:
+            return
+        self._writers.extend(new)
+        grant_with_key(
+            self._policy,
+            self.key,
+            sid="AllowBodyCopy",
+            key_sid="AllowBodyCopy",
+            grantees=Grantees.roles(new, self.organization_id),
+            actions=["s3:PutObject"],
+            key_actions=WRITER_KEY_ACTIONS,
+            via_service="s3",
+        )
 
     def grant_read_bodies(self, grantee: iam.IGrantable) -> None:
         """Read bodies (and decrypt them): what this account's outbound relay needs to copy

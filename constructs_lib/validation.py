@@ -9,11 +9,24 @@ ACCOUNT_ID = re.compile(r"^\d{12}$")
 ORGANIZATION_ID = re.compile(r"^o-[a-z0-9]{10,32}$")
 
 
-def require_role_arn(name: str, role_arn: str) -> str:
-    """Refuse anything but an IAM role ARN of a well-formed account; return the account id."""
-    parts = role_arn.split(":")
+def require_role_arn(name: str, role_arn: str, *, pattern: bool = False) -> str:
+    """Refuse anything but an IAM role ARN of a well-formed account (with ``pattern``, or an
+    ARN pattern whose ``*`` and ``?`` are in the role's name: it then matches roles of that
+    one account only); return the account id."""
+    parts = role_arn.split(":") if isinstance(role_arn, str) else []
+    what = (
+        "an IAM role ARN or a pattern of one account's role names"
+        if pattern
+        else ("an IAM role ARN")
+    )
     if len(parts) != 6 or parts[2] != "iam" or not parts[5].startswith("role/"):
-        raise ValueError(f"{name}: {role_arn!r} is not an IAM role ARN")
+        raise ValueError(f"{name}: {role_arn!r} is not {what}")
+    wildcards = set("*?")
+    if wildcards & set(":".join(parts[:5])) or (not pattern and wildcards & set(parts[5])):
+        raise ValueError(
+            f"{name}: {role_arn!r} is not {what}; wildcards may stand only for part of a role's "
+            "name, after the account id"
+        )
     require_account_ids(f"{name} (account)", [parts[4]])
     return parts[4]
 

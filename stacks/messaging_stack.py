@@ -25,6 +25,7 @@ from constructs_lib import (
     MessageBodyBucket,
     MessageForm,
     MessagingAlarms,
+    MessagingKey,
     ReceiverAddressing,
     RelayDirection,
     RelayRoute,
@@ -33,8 +34,14 @@ from constructs_lib import (
 from constructs_lib.defaults import DELAY_QUEUE_DELAY, RELAY_BATCH_SIZE
 from constructs_lib.queue_naming import dead_letter_queue_name, ingress_queue_name
 from stacks.delivery_log_stack import delivery_log_destination_arn
-from stacks.topology import Endpoint, Topic, Topology, relay_role_name
-from stacks.topology.bridge import plan_bridge, reachable_queues
+from stacks.topology import (
+    Endpoint,
+    Topic,
+    Topology,
+    relay_role_name,
+    relay_role_pattern,
+)
+from stacks.topology.bridge import ingress_endpoints, plan_bridge, reachable_queues
 from stacks.topology.model import PLATFORM_QUEUE_METADATA
 from stacks.topology.stack_ids import (
     ALARMS_ID,
@@ -42,10 +49,12 @@ from stacks.topology.stack_ids import (
     BODY_BUCKET_OUTPUT_ID,
     INBOUND_RELAY_ID,
     OUTBOUND_RELAY_ID,
+    QUEUE_KEY_ID,
     endpoint_id,
     endpoint_output_ids,
     function_id,
     ingress_id,
+    queue_key_alias,
     shadow_id,
     subscription_id,
     topic_id,
@@ -110,6 +119,12 @@ class MessagingAccountStack(Stack):
             alarm_topic=alarm_topic,
             max_message_age=Duration.seconds(settings.max_message_age_seconds),
         )
+        self.organization_id = _shared_organization(topology)
+        self.queue_key = (
+            MessagingKey(self, QUEUE_KEY_ID, alias_name=queue_key_alias(planned.number))
+            if planned.shared_key and any(unit.queues for unit in planned.units)
+            else None
+        )
         self.body_bucket = self._body_bucket() if planned.holds(UnitKind.BODIES) else None
         endpoints = [topology.endpoint(name) for name in planned.holds(UnitKind.ENDPOINT)]
         self.endpoint_queues: dict[str, EndpointQueue] = {}
@@ -140,9 +155,21 @@ class MessagingAccountStack(Stack):
             BODY_BUCKET_ID,
             bucket_name=name,
             expiration=Duration.days(settings.expiration_days),
+            organization_id=self.organization_id,
+        )
+        bridge = plan_bridge(self.topology)
+        senders = sorted(
+            {
+                sender
+                for endpoint in ingress_endpoints(self.topology, self.account_config.name)
+                for sender in bridge.relay_sender_accounts(endpoint)
+            }
         )
         bucket.admit_writer_roles(
-            *self.plan.relay_roles_into(self.topology, self.account_config.name)
+            *(
+                relay_role_pattern(self.topology.account(s), RelayDirection.OUTBOUND)
+                for s in senders
+            )
         )
         CfnOutput(
             self,
@@ -177,6 +204,8 @@ class MessagingAccountStack(Stack):
             delayed_delivery=False,
             delivery_delay=DELAY_QUEUE_DELAY if delay_of is not None else None,
             encryption_key=delay_of.encryption_key if delay_of is not None else None,
+            shared_key=self.queue_key if delay_of is None else None,
+            organization_id=self.organization_id,
         )
         if delay_of is None:
             # A delay queue's messages are meant to wait 15 minutes: their age says nothing.
@@ -248,12 +277,18 @@ class MessagingAccountStack(Stack):
         if not endpoints:
             return
         bodies = self.topology.body_bucket(self.account_config.name)
+        bridge = plan_bridge(self.topology)
         routes = []
         for endpoint in endpoints:
             ingress = self._relay_queue(
                 ingress_id(endpoint), ingress_queue_name(endpoint.queue_name), endpoint.fifo
             )
-            ingress.add_sender_roles(*self.plan.relay_roles_leading_to(self.topology, endpoint))
+            ingress.add_sender_roles(
+                *(
+                    relay_role_pattern(self.topology.account(sender), RelayDirection.OUTBOUND)
+                    for sender in bridge.relay_sender_accounts(endpoint)
+                )
+            )
             released = not endpoint.arn_aware
             routes.append(
                 RelayRoute(
@@ -292,6 +327,8 @@ class MessagingAccountStack(Stack):
             delayed_delivery=not endpoint.is_platform_queue,
             sender_accounts=self.topology.cross_account_senders(endpoint),
             sender_organization_ids=self.topology.sender_organizations(endpoint),
+            shared_key=self.queue_key,
+            organization_id=self.organization_id,
         )
         address, url, dead_letter = endpoint_output_ids(endpoint)
         CfnOutput(
@@ -319,6 +356,7 @@ class MessagingAccountStack(Stack):
             publisher_accounts=self.topology.cross_account_publishers(topic),
             publisher_organization_ids=topic.publisher_organizations,
             subscriber_accounts=self.topology.subscriber_accounts(topic),
+            organization_id=self.organization_id,
             logged_protocols=tuple(DeliveryProtocol) if topic.log_all_protocols else (),
             success_sample_rate=topic.success_sample_rate,
         )
@@ -401,3 +439,10 @@ class MessagingAccountStack(Stack):
             self.alarms.watch_dead_letter_queue(
                 subscription_id(topic, subscription), construct.dead_letter_queue
             )
+
+
+def _shared_organization(topology: Topology) -> str | None:
+    """The organization every account of the topology declares, if they all declare one: the
+    grants to other accounts then also require it."""
+    organizations = {account.organization_id for account in topology.accounts}
+    return organizations.pop() if len(organizations) == 1 else None

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from constructs_lib.defaults import (
     IMMEDIATE_RETRIES,
+    KEY_GRANULARITY,
     MAX_MESSAGE_AGE_SECONDS,
     MAX_RECEIVE_COUNT,
     WRAP_OUTGOING_MESSAGES,
@@ -180,6 +181,20 @@ class Route:
     """The topology field that declares it, for error messages."""
 
 
+class KeyGranularity(enum.StrEnum):
+    """The topology's ``keys``: how many KMS keys encrypt an account's queues."""
+
+    PER_QUEUE = "perQueue"
+    """A key per queue group: an endpoint's queue, DLQ and delay queue; a shadow or ingress
+    queue and its DLQ (aliased ``alias/messaging/<queue>``)."""
+    PER_ACCOUNT = "perAccount"
+    """One key per account and region (``alias/messaging/queues``), shared by every queue of
+    the account, its grants each for the queues their grantees write to."""
+
+
+_DEFAULT_KEYS = KeyGranularity(KEY_GRANULARITY)
+
+
 @dataclass(frozen=True)
 class AlarmSettings:
     """How each account's stack alarms: the age that makes an endpoint look stuck, and the
@@ -204,6 +219,7 @@ class Topology:
     source: str = "<topology>"
     analytics: AnalyticsSettings | None = None
     large_messages: LargeMessageSettings | None = None
+    keys: KeyGranularity = _DEFAULT_KEYS
 
     def account(self, name: str) -> Account:
         """The account called ``name``."""
@@ -253,12 +269,6 @@ class Topology:
             if r.sender == receiver.name and r.replies and self.endpoint(r.receiver).arn_aware
         ]
         return tuple(self.endpoint(n) for n in dict.fromkeys(names))
-
-    def relay_role_arn(self, account: Account, direction: RelayDirection) -> str:
-        """The ARN of an account's relay role, named so other accounts can admit it by ARN."""
-        return (
-            f"arn:{account.partition}:iam::{account.id}:role/{relay_role_name(account, direction)}"
-        )
 
     def sqs_arn(self, account_name: str, queue_name: str) -> str:
         """The ARN of a queue of an account, computed without any lookup."""

@@ -16,6 +16,7 @@ from typing import Any
 
 from constructs_lib.defaults import (
     IMMEDIATE_RETRIES,
+    KEY_GRANULARITY,
     MAX_MESSAGE_AGE_RANGE_SECONDS,
     MAX_MESSAGE_AGE_SECONDS,
     MAX_RECEIVE_COUNT_RANGE,
@@ -44,6 +45,7 @@ from stacks.topology.model import (
     Account,
     AlarmSettings,
     Endpoint,
+    KeyGranularity,
     PlatformQueueKind,
     Route,
     Topology,
@@ -66,6 +68,7 @@ _TOP_KEYS = (
     "alarms",
     "analytics",
     "largeMessages",
+    "keys",
 )
 _ALARM_KEYS = ("topicName", "maxMessageAgeSeconds")
 _ACCOUNT_KEYS = ("name", "id", "region", "organizationId")
@@ -111,6 +114,7 @@ def parse_topology(data: Any, source: str = "<topology>") -> Topology:
     routes += _message_driven_routes(check, topics, routes, {e.name: e for e in endpoints})
     alarms = _parse_alarms(check, root.get("alarms", {}))
     large_messages = parse_large_messages(check, root.get("largeMessages"))
+    keys = _parse_keys(check, root)
     analytics = parse_analytics(
         check,
         root.get("analytics"),
@@ -129,12 +133,26 @@ def parse_topology(data: Any, source: str = "<topology>") -> Topology:
         source,
         analytics,
         large_messages,
+        keys,
     )
     _check_reachability(check, topology)
     _check_stack_order(check, topology)
     if check.problems:
         raise TopologyError(source, check.problems)
     return topology
+
+
+def _parse_keys(check: FieldChecker, root: Mapping[str, Any]) -> KeyGranularity:
+    """``keys``: a KMS key per queue group (the default) or one per account."""
+    raw = root.get("keys", KEY_GRANULARITY)
+    if isinstance(raw, str) and raw in {k.value for k in KeyGranularity}:
+        return KeyGranularity(raw)
+    check.fail(
+        "topology.keys",
+        f'{raw!r} is no key granularity; write "perQueue" (a KMS key per queue, the '
+        'default) or "perAccount" (one key per account, shared by its queues)',
+    )
+    return KeyGranularity(KEY_GRANULARITY)
 
 
 def _parse_alarms(check: FieldChecker, raw: Any) -> AlarmSettings:

@@ -19,7 +19,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from stacks.topology.model import Account, Endpoint, Topology
+from constructs_lib.defaults import QUEUE_KEY_ALIAS
+from stacks.topology.model import Account, Endpoint, KeyGranularity, Topology
 from stacks.topology.topics import Topic, TopicSubscription
 
 STACK_NAME_PREFIX = "Messaging-"
@@ -28,7 +29,15 @@ BODY_BUCKET_ID = "MessageBodies"
 BODY_BUCKET_OUTPUT_ID = "MessageBodyBucketName"
 OUTBOUND_RELAY_ID = "OutboundRelay"
 INBOUND_RELAY_ID = "InboundRelay"
+QUEUE_KEY_ID = "QueueKey"
 _NOT_IN_LOGICAL_IDS = re.compile(r"[^A-Za-z0-9]")
+
+
+def queue_key_alias(n: int) -> str:
+    """The alias of the key an account's stack ``n`` shares among its queues under
+    ``"keys": "perAccount"``: the package's one name for its first stack (as an account with one
+    stack always has), numbered after, since an alias names one key in an account and region."""
+    return QUEUE_KEY_ALIAS + (f"-{n}" if n > 1 else "")
 
 
 def stack_name(account: Account, n: int = 1) -> str:
@@ -92,6 +101,8 @@ def _declared(topology: Topology, account: str) -> Iterator[tuple[str, str, tupl
     come from names."""
     for name in (ALARMS_ID, BODY_BUCKET_ID, OUTBOUND_RELAY_ID, INBOUND_RELAY_ID):
         yield "construct", name, _STACK_ITSELF
+    if topology.keys is KeyGranularity.PER_ACCOUNT:
+        yield "construct", QUEUE_KEY_ID, _STACK_ITSELF
     yield "output", BODY_BUCKET_OUTPUT_ID, _STACK_ITSELF
     for endpoint in topology.all_queues:
         if endpoint.account != account:

@@ -30,17 +30,15 @@ there, as its one stack always held them: a deployed account sees no change.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from cross_account_runtime.relay.config import RelayDirection
 from stacks.checks.resource_limit import (
     CLOUDFORMATION_OUTPUT_LIMIT,
     CLOUDFORMATION_RESOURCE_LIMIT,
 )
-from stacks.topology.bridge import plan_bridge
-from stacks.topology.model import Account, Endpoint, Topology, TopologyError, relay_role_name
+from stacks.topology.model import Account, Endpoint, KeyGranularity, Topology, TopologyError
 from stacks.topology.stack_ids import stack_name
-from stacks.topology.stack_units import RELAY, StackUnit, UnitKind, account_units
+from stacks.topology.stack_units import KEY, RELAY, StackUnit, UnitKind, account_units
 from stacks.topology.topics import Topic
 
 RESOURCE_HEADROOM = 50
@@ -74,6 +72,9 @@ class AccountStack:
     account: Account
     number: int
     units: tuple[StackUnit, ...]
+    shared_key: bool = False
+    """Whether its queues share one key of the stack (``"keys": "perAccount"``), which it
+    holds once it holds a queue."""
 
     @property
     def name(self) -> str:
@@ -85,7 +86,8 @@ class AccountStack:
         """The resources its template will hold: its units', and a relay per direction that
         reads queues here."""
         relays = {unit.relay for unit in self.units} - {None}
-        return sum(unit.resources for unit in self.units) + RELAY * len(relays)
+        key = KEY if self.shared_key and any(unit.queues for unit in self.units) else 0
+        return sum(unit.resources for unit in self.units) + RELAY * len(relays) + key
 
     @property
     def outputs(self) -> int:
@@ -96,7 +98,7 @@ class AccountStack:
         return tuple(unit.name for unit in self.units if unit.kind is kind)
 
     def with_unit(self, unit: StackUnit) -> AccountStack:
-        return AccountStack(self.account, self.number, (*self.units, unit))
+        return AccountStack(self.account, self.number, (*self.units, unit), self.shared_key)
 
 
 @dataclass(frozen=True)
@@ -136,43 +138,6 @@ class StackPlan:
     def endpoint_stack(self, endpoint: Endpoint) -> AccountStack:
         return self.stack_of(endpoint.account, f"{UnitKind.ENDPOINT}:{endpoint.name}")
 
-    def relay_roles_leading_to(self, topology: Topology, endpoint: Endpoint) -> tuple[str, ...]:
-        """The ARNs of the outbound relay roles that forward to ``endpoint``'s ingress queue:
-        those of the stacks holding the shadows that lead to it, in the bridge's order."""
-        return tuple(
-            relay_role_arn(topology.account(account), RelayDirection.OUTBOUND, number)
-            for account, number in self._relays_leading_to(topology, endpoint)
-        )
-
-    def relay_roles_into(self, topology: Topology, account: str) -> tuple[str, ...]:
-        """The ARNs of the outbound relay roles that forward to any queue of ``account``, by
-        their accounts' names and their stacks' numbers."""
-        relays = {
-            relay
-            for endpoint in topology.queues_in(account)
-            for relay in self._relays_leading_to(topology, endpoint)
-        }
-        return tuple(
-            relay_role_arn(topology.account(name), RelayDirection.OUTBOUND, number)
-            for name, number in sorted(relays)
-        )
-
-    def _relays_leading_to(
-        self, topology: Topology, endpoint: Endpoint
-    ) -> dict[tuple[str, int], None]:
-        """(account, stack number) of each outbound relay reading a shadow of ``endpoint``."""
-        return {
-            (s.account, self.stack_of(s.account, f"{UnitKind.SHADOW}:{s.queue_name}").number): None
-            for s in plan_bridge(topology).leads_to(endpoint)
-        }
-
-
-def relay_role_arn(account: Account, direction: RelayDirection, number: int) -> str:
-    """The ARN of the relay role of an account's stack ``number``, computed so that other
-    accounts can admit it before it exists."""
-    name = relay_role_name(account, direction, number)
-    return f"arn:{account.partition}:iam::{account.id}:role/{name}"
-
 
 def plan_stacks(
     topology: Topology,
@@ -189,17 +154,20 @@ def plan_stacks(
     dropped: list[tuple[str, str, int]] = []
     for account in topology.accounts:
         units = account_units(topology, account.name)
+        shared_key = topology.keys is KeyGranularity.PER_ACCOUNT
         entries = dict((recorded or {}).get(account.name, {}))
         keys = {unit.key for unit in units}
         dropped += [(account.name, k, n) for k, n in sorted(entries.items()) if k not in keys]
         if not units:
             continue
-        if not entries and _fits(AccountStack(account, 1, units), limits=True):
+        if not entries and _fits(AccountStack(account, 1, units, shared_key), limits=True):
             # Where the account's one stack has always held them.
-            account_stacks = [AccountStack(account, 1, units)]
+            account_stacks = [AccountStack(account, 1, units, shared_key)]
             placed += [(account.name, unit.key, 1) for unit in units]
         else:
-            account_stacks = _place(account, units, entries, placed)
+            account_stacks = _place(
+                AccountStack(account, 0, (), shared_key), units, entries, placed
+            )
         for stack in account_stacks:
             problems += _over_limits(stack, source)
         stacks += account_stacks
@@ -216,32 +184,33 @@ def plan_stacks(
 
 
 def _place(
-    account: Account,
+    empty: AccountStack,
     units: Sequence[StackUnit],
     entries: Mapping[str, int],
     placed: list[tuple[str, str, int]],
 ) -> list[AccountStack]:
-    """The account's stacks: recorded units in their stacks, then each new unit in the first
-    stack it fits within the budgets (a new one after the last if none)."""
+    """The account's stacks, each first like ``empty``: recorded units in their stacks, then
+    each new unit in the first stack it fits within the budgets (a new one after the last if
+    none)."""
+    account = empty.account
     stacks: dict[int, AccountStack] = {}
+
+    def numbered(n: int) -> AccountStack:
+        return stacks.get(n, replace(empty, number=n))
+
     for unit in units:
         number = entries.get(unit.key)
         if number is not None:
-            stack = stacks.get(number, AccountStack(account, number, ()))
-            stacks[number] = stack.with_unit(unit)
+            stacks[number] = numbered(number).with_unit(unit)
     for unit in units:
         if unit.key in entries:
             continue
         last = max(stacks, default=0)
         number = next(
-            (
-                n
-                for n in range(1, last + 1)
-                if _fits(stacks.get(n, AccountStack(account, n, ())).with_unit(unit))
-            ),
+            (n for n in range(1, last + 1) if _fits(numbered(n).with_unit(unit))),
             last + 1,
         )
-        stacks[number] = stacks.get(number, AccountStack(account, number, ())).with_unit(unit)
+        stacks[number] = numbered(number).with_unit(unit)
         placed.append((account.name, unit.key, number))
     return [stacks[n] for n in sorted(stacks)]
 

@@ -19,11 +19,10 @@ sending, and it then takes room wherever there is some instead of growing the en
 
 The costs below count what the constructs create for each (a test compares the estimate of every
 stack with its synthesized template); a stack also holds a relay per direction it reads queues
-for. Two things only synth knows go uncounted: a relay's further functions (an account's routes
-are spread over as many as Lambda's 4 KB of environment needs) and the managed policies CDK adds
-to a relay's role when its policy outgrows IAM's inline size (1 to 6 in the stacks of
-``topologies/org.json``); the stacks' headroom
-(:data:`~stacks.topology.stack_plan.RESOURCE_HEADROOM`) absorbs them.
+for, and under ``"keys": "perAccount"`` the key its queues share. One thing only synth knows
+goes uncounted: the managed policies CDK adds to a relay's role when its policy outgrows IAM's
+inline size; the stacks' headroom (:data:`~stacks.topology.stack_plan.RESOURCE_HEADROOM`)
+absorbs them.
 """
 
 from __future__ import annotations
@@ -32,12 +31,14 @@ import enum
 from dataclasses import dataclass
 
 from stacks.topology.bridge import ShadowQueue, ingress_endpoints, plan_bridge
-from stacks.topology.model import Endpoint, Topology
+from stacks.topology.model import Endpoint, KeyGranularity, Topology
 from stacks.topology.topics import Topic
 
-QUEUE_WITH_KEY = 6
-"""An ``EndpointQueue`` with its own key: the queue and its dead-letter queue with a queue policy
-each, the key and its alias."""
+QUEUE = 4
+"""An ``EndpointQueue``: the queue and its dead-letter queue with a queue policy each."""
+KEY = 2
+"""A KMS key and its alias: each queue group's own, or under ``"keys": "perAccount"`` one per
+stack that holds queues (:attr:`~stacks.topology.stack_plan.AccountStack.resources`)."""
 DELAY_QUEUE = 2
 """An endpoint's delay queue (``<queue>-delay.fifo``) and its queue policy, under the queue's
 key."""
@@ -93,6 +94,12 @@ class StackUnit:
         return f"{self.kind}:{self.name}" if self.name else str(self.kind)
 
     @property
+    def queues(self) -> bool:
+        """Whether the unit holds queues of the account's messaging key: endpoint, ingress and
+        shadow queues (topics and the body bucket have their own keys)."""
+        return self.kind in (UnitKind.ENDPOINT, UnitKind.INGRESS, UnitKind.SHADOW)
+
+    @property
     def relay(self) -> UnitKind | None:
         """The relay that reads the unit's queues in its stack: shadows the outbound one,
         ingress queues the inbound one."""
@@ -102,27 +109,28 @@ class StackUnit:
 def account_units(topology: Topology, account: str) -> tuple[StackUnit, ...]:
     """The units of ``account``, in the order new ones are placed: the body bucket, topics,
     endpoint queues, ingress queues, shadows (each in the topology's order)."""
+    queue = QUEUE + (KEY if topology.keys is KeyGranularity.PER_QUEUE else 0)
     units: list[StackUnit] = []
     if topology.body_bucket(account) is not None:
         units.append(StackUnit(UnitKind.BODIES, "", BODY_BUCKET, outputs=1))
     units.extend(_topic(topology, topic) for topic in topology.topics_in(account))
-    units.extend(_endpoint(topology, endpoint) for endpoint in topology.queues_in(account))
+    units.extend(_endpoint(topology, endpoint, queue) for endpoint in topology.queues_in(account))
     units.extend(
-        StackUnit(UnitKind.INGRESS, e.name, QUEUE_WITH_KEY + QUEUE_ALARMS + EVENT_SOURCE)
+        StackUnit(UnitKind.INGRESS, e.name, queue + QUEUE_ALARMS + EVENT_SOURCE)
         for e in ingress_endpoints(topology, account)
     )
-    units.extend(_shadow(shadow) for shadow in plan_bridge(topology).shadows_in(account))
+    units.extend(_shadow(shadow, queue) for shadow in plan_bridge(topology).shadows_in(account))
     return tuple(units)
 
 
-def _endpoint(topology: Topology, endpoint: Endpoint) -> StackUnit:
+def _endpoint(topology: Topology, endpoint: Endpoint, queue: int) -> StackUnit:
     # ServiceControl runs without delayed delivery: platform queues have no delay queue.
     delay = 0 if endpoint.is_platform_queue else DELAY_QUEUE
     subscriptions = len(topology.queue_subscriptions(endpoint)) * SUBSCRIPTION
     return StackUnit(
         UnitKind.ENDPOINT,
         endpoint.name,
-        QUEUE_WITH_KEY + delay + QUEUE_ALARMS + subscriptions,
+        queue + delay + QUEUE_ALARMS + subscriptions,
         outputs=QUEUE_OUTPUTS,
     )
 
@@ -137,10 +145,10 @@ def _topic(topology: Topology, topic: Topic) -> StackUnit:
     return StackUnit(UnitKind.TOPIC, topic.name, TOPIC + streaming + subscriptions, outputs=1)
 
 
-def _shadow(shadow: ShadowQueue) -> StackUnit:
+def _shadow(shadow: ShadowQueue, queue: int) -> StackUnit:
     delay = DELAY_SHADOW if shadow.delay_queue_name is not None else 0
     return StackUnit(
         UnitKind.SHADOW,
         shadow.queue_name,
-        QUEUE_WITH_KEY + QUEUE_ALARMS + EVENT_SOURCE + delay,
+        queue + QUEUE_ALARMS + EVENT_SOURCE + delay,
     )

@@ -211,23 +211,38 @@ def test_the_role_receives_only_from_its_own_queue(outbound: Template) -> None:
     assert "ShadowBillingQueue" in json.dumps(receive["Resource"])
 
 
-def test_destination_keys_only_by_alias_and_through_sqs(outbound: Template) -> None:
+def key_grants(template: Template) -> list[dict[str, Any]]:
+    return [s for s in statements(template) if "kms:GenerateDataKey" in s["Action"]]
+
+
+def test_destination_keys_only_for_the_destinations_and_through_sqs(outbound: Template) -> None:
+    """Whichever key encrypts the destination (a key of its own or its account's shared key,
+    before and after a change), the grant is for that queue's encryption alone."""
     (statement,) = [
-        s for s in statements(outbound) if "kms:ResourceAliases" in json.dumps(s.get("Condition"))
+        s for s in key_grants(outbound) if ":222222222222:key/*" in json.dumps(s["Resource"])
     ]
     assert sorted(statement["Action"]) == ["kms:Decrypt", "kms:GenerateDataKey"]
-    assert statement["Condition"]["ForAnyValue:StringEquals"] == {
-        "kms:ResourceAliases": ["alias/messaging/Billing-ingress"]
+    assert statement["Condition"] == {
+        "StringEquals": {"kms:EncryptionContext:aws:sqs:arn": [INGRESS]},
+        "StringLike": {"kms:ViaService": "sqs.*.amazonaws.com*"},
     }
-    assert ":kms:us-east-1:222222222222:key/*" in json.dumps(statement["Resource"])
 
 
-def test_ingress_queues_admit_the_relay_role_only() -> None:
+def test_own_keys_only_for_its_own_queues_and_through_sqs(outbound: Template) -> None:
+    (statement,) = [
+        s for s in key_grants(outbound) if f":{SALES}:key/*" in json.dumps(s["Resource"])
+    ]
+    assert "sqs.us-east-1." in json.dumps(statement["Condition"]["StringEquals"])
+    queues = statement["Condition"]["StringLike"]["kms:EncryptionContext:aws:sqs:arn"]
+    assert json.dumps(queues).endswith(f':sqs:us-east-1:{SALES}:*"]]}}')
+
+
+def test_ingress_queues_admit_the_relay_roles_only() -> None:
     stack = Stack(App(), "Billing", env=Environment(account="222222222222", region="us-east-1"))
     ingress = EndpointQueue(
         stack, "Ingress", endpoint_name="Billing-ingress", delayed_delivery=False
     )
-    ingress.add_sender_roles(f"arn:aws:iam::{SALES}:role/messaging-relay-outbound-Sales")
+    ingress.add_sender_roles(f"arn:aws:iam::{SALES}:role/messaging-relay-outbound-Sales*")
     template = Template.from_stack(stack)
     (allow,) = [
         s
@@ -235,14 +250,15 @@ def test_ingress_queues_admit_the_relay_role_only() -> None:
         for s in p["Properties"]["PolicyDocument"]["Statement"]
         if s["Effect"] == "Allow"
     ]
+    assert allow["Principal"] == {"AWS": "*"}
     assert allow["Condition"] == {
-        "ArnEquals": {
-            "aws:PrincipalArn": f"arn:aws:iam::{SALES}:role/messaging-relay-outbound-Sales"
+        "ArnLike": {
+            "aws:PrincipalArn": [f"arn:aws:iam::{SALES}:role/messaging-relay-outbound-Sales*"]
         }
     }
     key = one(template, "AWS::KMS::Key")["Properties"]["KeyPolicy"]["Statement"]
-    (key_grant,) = [s for s in key if s.get("Sid", "").startswith("AllowSendersThroughSqsRole")]
-    assert key_grant["Condition"]["ArnEquals"] == allow["Condition"]["ArnEquals"]
+    (key_grant,) = [s for s in key if s.get("Sid") == "AllowSendersRoles"]
+    assert key_grant["Condition"]["ArnLike"] == allow["Condition"]["ArnLike"]
     alias = one(template, "AWS::KMS::Alias")["Properties"]
     assert alias["AliasName"] == "alias/messaging/Billing-ingress"
 

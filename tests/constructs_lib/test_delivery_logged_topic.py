@@ -146,8 +146,12 @@ def test_publishing_needs_tls(topic: Template) -> None:
 
 def test_declared_accounts_may_publish_and_subscribe_only_their_queues(topic: Template) -> None:
     allows = {s["Sid"]: s for s in topic_statements(topic) if s["Effect"] == "Allow"}
-    assert set(allows) == {"AllowPublishAccounts1", f"AllowSubscribeQueuesOf{SALES}"}
-    assert allows["AllowPublishAccounts1"]["Action"] == "sns:Publish"
+    assert set(allows) == {"AllowPublishAccounts", f"AllowSubscribeQueuesOf{SALES}"}
+    assert allows["AllowPublishAccounts"]["Action"] == "sns:Publish"
+    assert allows["AllowPublishAccounts"]["Principal"] == {"AWS": "*"}
+    assert allows["AllowPublishAccounts"]["Condition"] == {
+        "StringEquals": {"aws:PrincipalAccount": [SALES]}
+    }
     subscribe = allows[f"AllowSubscribeQueuesOf{SALES}"]
     assert subscribe["Action"] == "sns:Subscribe"
     assert subscribe["Condition"]["StringEquals"] == {"sns:Protocol": "sqs"}
@@ -283,8 +287,19 @@ def test_the_subscriber_account_creates_its_cross_account_subscription() -> None
         for s in k["Properties"]["KeyPolicy"]["Statement"]
         if s["Principal"] == {"Service": "sns.amazonaws.com"}
     ]
-    assert key_statements
-    assert all(s["Condition"]["ArnEquals"]["aws:SourceArn"] == TOPIC_ARN for s in key_statements)
+    # SNS encrypts, for this topic only, into the queue and the subscription's DLQ, which
+    # shares the queue's key: one statement for both.
+    assert len(key_statements) == 1
+    assert all(s["Condition"]["ArnEquals"]["aws:SourceArn"] == [TOPIC_ARN] for s in key_statements)
+    contexts = [
+        c["Fn::Join"][1][-1]
+        for s in key_statements
+        for c in s["Condition"]["StringEquals"]["kms:EncryptionContext:aws:sqs:arn"]
+    ]
+    assert contexts == [
+        f":sqs:us-east-1:{SALES}:OrderBilled-Sales-dlq",
+        f":sqs:us-east-1:{SALES}:Sales",
+    ]
 
 
 def test_a_topic_arn_token_is_refused() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -11,7 +12,7 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from aws_cdk.assertions import Template
 
-from constructs_lib import EndpointQueue, EndpointQueueEncryption, QueueNameError
+from constructs_lib import EndpointQueue, EndpointQueueEncryption, MessagingKey, QueueNameError
 
 SALES = "111111111111"
 BILLING = "222222222222"
@@ -116,31 +117,21 @@ def test_retention_defaults_are_explicit_and_queues_are_retained(billing: Templa
         assert queue_named(billing, name)["DeletionPolicy"] == "Retain"
 
 
-def test_the_queue_policy_grants_the_declared_account_exactly_send(billing: Template) -> None:
-    grants = input_queue_grants(billing)
-    by_account = [s for s in grants if "Condition" not in s]
-    assert len(by_account) == 1
-    assert by_account[0]["Principal"] == {
-        "AWS": {"Fn::Join": ["", ["arn:", {"Ref": "AWS::Partition"}, f":iam::{SALES}:root"]]}
-    }
-    assert sorted(by_account[0]["Action"]) == [
-        "sqs:GetQueueAttributes",
-        "sqs:GetQueueUrl",
-        "sqs:SendMessage",
-    ]
+SEND_ACTIONS = ["sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:SendMessage"]
+
+
+def test_the_queue_policy_grants_the_declared_accounts_exactly_send(billing: Template) -> None:
+    (by_account,) = [s for s in input_queue_grants(billing) if s["Sid"] == "AllowSendAccounts"]
+    assert by_account["Principal"] == {"AWS": "*"}
+    assert by_account["Condition"] == {"StringEquals": {"aws:PrincipalAccount": [SALES]}}
+    assert sorted(by_account["Action"]) == SEND_ACTIONS
 
 
 def test_the_queue_policy_grants_the_organization_with_principal_org_id(billing: Template) -> None:
-    grants = input_queue_grants(billing)
-    by_org = [s for s in grants if "Condition" in s]
-    assert len(by_org) == 1
-    assert by_org[0]["Principal"] == {"AWS": "*"}
-    assert by_org[0]["Condition"] == {"StringEquals": {"aws:PrincipalOrgID": ORG}}
-    assert sorted(by_org[0]["Action"]) == [
-        "sqs:GetQueueAttributes",
-        "sqs:GetQueueUrl",
-        "sqs:SendMessage",
-    ]
+    (by_org,) = [s for s in input_queue_grants(billing) if s["Sid"] == "AllowSendOrganizations"]
+    assert by_org["Principal"] == {"AWS": "*"}
+    assert by_org["Condition"] == {"StringEquals": {"aws:PrincipalOrgID": [ORG]}}
+    assert sorted(by_org["Action"]) == SEND_ACTIONS
 
 
 def test_every_queue_denies_requests_without_tls(billing: Template) -> None:
@@ -166,18 +157,33 @@ def test_the_dlq_grants_nobody(billing: Template) -> None:
             assert effects == {"Deny"}
 
 
-def test_senders_may_use_the_key_only_through_sqs(billing: Template) -> None:
+def arn_of(name: str) -> dict[str, Any]:
+    return {
+        "Fn::Join": ["", ["arn:", {"Ref": "AWS::Partition"}, f":sqs:us-east-1:{BILLING}:{name}"]]
+    }
+
+
+def test_senders_may_use_the_key_only_through_sqs_and_for_their_queues(billing: Template) -> None:
     key_statements = statements(billing, "AWS::KMS::Key", "KeyPolicy")
-    sender_statements = [
-        s for s in key_statements if s.get("Sid", "").startswith("AllowSendersThroughSqs")
-    ]
-    assert len(sender_statements) == 2
+    senders = {s["Sid"]: s for s in key_statements if s.get("Sid", "").startswith("AllowSenders")}
+    assert sorted(senders) == ["AllowSendersAccounts", "AllowSendersOrganizations"]
     via_sqs = {"Fn::Join": ["", ["sqs.", {"Ref": "AWS::Region"}, ".", {"Ref": "AWS::URLSuffix"}]]}
-    for statement in sender_statements:
+    for statement in senders.values():
         assert sorted(statement["Action"]) == ["kms:Decrypt", "kms:GenerateDataKey"]
-        assert statement["Condition"]["StringEquals"]["kms:ViaService"] == via_sqs
-    org_statement = next(s for s in sender_statements if s["Principal"] == {"AWS": "*"})
-    assert org_statement["Condition"]["StringEquals"]["aws:PrincipalOrgID"] == ORG
+        assert statement["Principal"] == {"AWS": "*"}
+        equal = statement["Condition"]["StringEquals"]
+        assert equal["kms:ViaService"] == via_sqs
+        # The queue and its delay queue, where ARN-aware senders put long delays.
+        assert equal["kms:EncryptionContext:aws:sqs:arn"] == [
+            arn_of("Billing"),
+            arn_of("Billing-delay.fifo"),
+        ]
+    assert senders["AllowSendersAccounts"]["Condition"]["StringEquals"]["aws:PrincipalAccount"] == [
+        SALES
+    ]
+    assert senders["AllowSendersOrganizations"]["Condition"]["StringEquals"][
+        "aws:PrincipalOrgID"
+    ] == [ORG]
 
 
 def test_a_queue_without_senders_has_no_grant() -> None:
@@ -268,8 +274,8 @@ def test_senders_added_later_extend_the_policy_once() -> None:
         assert queue.sender_accounts == (SALES, "333333333333")
 
     template = synth(build)
-    principals = [s["Principal"]["AWS"] for s in input_queue_grants(template, "Growing")]
-    assert len(principals) == 2
+    (grant,) = input_queue_grants(template, "Growing")
+    assert grant["Condition"]["StringEquals"]["aws:PrincipalAccount"] == [SALES, "333333333333"]
 
 
 @pytest.mark.parametrize(
@@ -356,3 +362,85 @@ def test_the_redrive_waits_for_the_endpoints_immediate_retries() -> None:
 def test_a_redrive_before_the_immediate_retries_end_is_refused() -> None:
     with pytest.raises(ValueError, match="max_receive_count: 5 receives end before"):
         synth(lambda s: EndpointQueue(s, "Q", endpoint_name="Q", max_receive_count=5))
+
+
+def test_a_queue_policy_grows_by_its_kinds_of_sender_not_by_its_senders() -> None:
+    """SQS refuses a policy over 20 statements, 8,192 bytes or 50 principals: fifty sender
+    accounts, thirty accounts' relay roles and twenty-five topics fit in one statement each."""
+    accounts = [f"{n:012d}" for n in range(100000000001, 100000000051)]
+    roles = [
+        f"arn:aws:iam::{a}:role/messaging-relay-outbound-A{n}*" for n, a in enumerate(accounts)
+    ]
+    topics = [f"arn:aws:sns:us-east-1:{accounts[n]}:Event{n}" for n in range(25)]
+
+    def build(stack: Stack) -> None:
+        queue = EndpointQueue(stack, "Q", endpoint_name="Popular", delayed_delivery=False)
+        queue.add_sender_accounts(*accounts)
+        queue.add_sender_roles(*roles[:30])
+        queue.add_sender_topics(*topics)
+        queue.add_sender_organization(ORG)
+
+    template = synth(build)
+    (policy,) = [
+        p["Properties"]["PolicyDocument"]
+        for p in resources(template, "AWS::SQS::QueuePolicy").values()
+        if any(s["Effect"] == "Allow" for s in p["Properties"]["PolicyDocument"]["Statement"])
+    ]
+    sids = [s.get("Sid") for s in policy["Statement"] if s["Effect"] == "Allow"]
+    assert sorted(sids) == [
+        "AllowSendAccounts",
+        "AllowSendOrganizations",
+        "AllowSendRoles",
+        "AllowSendTopics",
+    ]
+    assert len(json.dumps(policy, separators=(",", ":"))) < 8192
+    (topic_grant,) = [s for s in policy["Statement"] if s.get("Sid") == "AllowSendTopics"]
+    assert topic_grant["Principal"] == {"Service": "sns.amazonaws.com"}
+    assert topic_grant["Condition"] == {"ArnEquals": {"aws:SourceArn": sorted(topics)}}
+    (role_grant,) = [s for s in policy["Statement"] if s.get("Sid") == "AllowSendRoles"]
+    assert role_grant["Condition"] == {"ArnLike": {"aws:PrincipalArn": sorted(roles[:30])}}
+
+
+def test_an_organization_narrows_every_grant_to_accounts_and_roles() -> None:
+    def build(stack: Stack) -> None:
+        queue = EndpointQueue(
+            stack, "Q", endpoint_name="Org", sender_accounts=[SALES], organization_id=ORG
+        )
+        queue.add_sender_roles(f"arn:aws:iam::{SALES}:role/messaging-relay-outbound-Sales*")
+
+    template = synth(build)
+    grants = {s["Sid"]: s for s in input_queue_grants(template, "Org")}
+    assert grants["AllowSendAccounts"]["Condition"]["StringEquals"] == {
+        "aws:PrincipalAccount": [SALES],
+        "aws:PrincipalOrgID": ORG,
+    }
+    assert grants["AllowSendRoles"]["Condition"]["StringEquals"] == {"aws:PrincipalOrgID": ORG}
+
+
+@pytest.mark.parametrize(
+    ("role", "message"),
+    [
+        ("arn:aws:iam::*:role/messaging-relay-outbound-Sales", "wildcards may stand only"),
+        ("arn:aws:iam::111111111111:user/someone", "is not an IAM role ARN or a pattern"),
+        ("arn:aws:iam::1111:role/x", r"role_arns \(account\): account ids are exactly 12"),
+    ],
+)
+def test_sender_roles_name_one_accounts_roles(role: str, message: str) -> None:
+    queue = EndpointQueue(Stack(App(), "Bad"), "Q", endpoint_name="Bad")
+    with pytest.raises(ValueError, match=message):
+        queue.add_sender_roles(role)
+
+
+def test_a_shared_key_and_a_key_of_its_own_are_refused_together() -> None:
+    stack = Stack(App(), "Bad")
+    shared = MessagingKey(stack, "Shared")
+    with pytest.raises(ValueError, match="shared_key: the queue is encrypted with one key"):
+        EndpointQueue(stack, "Q", endpoint_name="Bad", shared_key=shared, encryption_key=shared.key)
+    with pytest.raises(ValueError, match="shared_key: SSE-SQS uses SQS-owned keys"):
+        EndpointQueue(
+            stack,
+            "P",
+            endpoint_name="Bad",
+            shared_key=shared,
+            encryption=EndpointQueueEncryption.SQS_MANAGED,
+        )

@@ -24,7 +24,7 @@ from cross_account_runtime.relay.config import RelayDirection
 from stacks.checks.access_report.delivery_logs import ACTION_OF_PREFIX_ACCESS
 from stacks.checks.access_report.records import AccessReport, PrincipalRecord
 from stacks.delivery_log_stack import delivery_log_destination_arn
-from stacks.topology import Topology
+from stacks.topology import Topology, relay_role_pattern
 from stacks.topology.bridge import ingress_endpoints, plan_bridge
 
 
@@ -46,7 +46,8 @@ def expected_access(topology: Topology) -> Access:
     nobody; its delay queue admits its senders; a queue subscribed to a topic admits that
     topic; a subscription's DLQ admits that topic; the bridge's shadows grant nobody and an
     ingress queue admits exactly the outbound relay roles of the accounts whose shadows lead to
-    it; other accounts may subscribe only their own queues.
+    it (each account's by the pattern all its relay roles match, whatever their stack); other
+    accounts may subscribe only their own queues.
     """
     expected: Access = {}
 
@@ -82,10 +83,7 @@ def expected_access(topology: Topology) -> Access:
             ingress = ingress_queue_name(endpoint.queue_name)
             expected[topology.sqs_arn(account.name, ingress)] = {
                 "send": {
-                    (
-                        "role",
-                        topology.relay_role_arn(topology.account(sender), RelayDirection.OUTBOUND),
-                    )
+                    ("role", relay_role_pattern(topology.account(sender), RelayDirection.OUTBOUND))
                     for sender in bridge.relay_sender_accounts(endpoint)
                 },
                 "receive": set(),

@@ -11,6 +11,7 @@ with every grant's conditions.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from fnmatch import fnmatchcase
 from typing import Any
 
 from cross_account_runtime.common.configuration import ConfigurationError
@@ -20,7 +21,7 @@ from stacks.checks.access_report.policies import (
     Policy,
     action_grants,
     as_list,
-    effective_principal,
+    effective_principals,
     principals,
     read_policy,
 )
@@ -40,6 +41,9 @@ ACTIONS_THAT_SEND = frozenset({"sqs:SendMessage", "sqs:SendMessageBatch", "sqs:*
 ACTIONS_THAT_RECEIVE = frozenset(
     {"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:DeleteMessageBatch", "sqs:*"}
 )
+QUEUE_ENCRYPTION_CONTEXT = "kms:EncryptionContext:aws:sqs:arn"
+"""The condition key that confines a key statement to the queues whose ARNs it lists (SQS
+passes the queue's ARN as the encryption context of its data keys)."""
 ACTIONS_THAT_PUBLISH = frozenset({"sns:Publish", "sns:*"})
 ACTIONS_THAT_SUBSCRIBE = frozenset({"sns:Subscribe", "sns:*"})
 """The actions whose grant counts as sending, receiving, publishing or subscribing when a
@@ -66,20 +70,38 @@ def _queue_record(stack: SynthesizedStack, logical_id: str) -> QueueRecord:
             stack.template["Resources"][key_id]["Properties"].get("KeyPolicy", {})
         )
         for statement in as_list(key_policy.get("Statement", [])):
-            if statement.get("Effect") != "Allow":
-                continue
             conditions = statement.get("Condition", {})
+            if statement.get("Effect") != "Allow" or not _covers(conditions, queue["queue"]):
+                continue
             for principal in principals(statement.get("Principal", {})):
                 if principal == {"account": stack.account}:
                     continue
-                queue["key_users"].append(
+                queue["key_users"] += [
                     {
-                        "principal": effective_principal(principal, conditions),
+                        "principal": effective,
                         "actions": sorted(as_list(statement["Action"])),
                         "conditions": conditions,
                     }
-                )
+                    for effective in effective_principals(principal, conditions)
+                ]
     return queue
+
+
+def _covers(conditions: Mapping[str, Any], queue_arn: str) -> bool:
+    """Whether a key statement applies to the queue: it names no queue encryption context,
+    or one of those it names is the queue's ARN, or a pattern matching it (a key shared by
+    many queues admits each grantee for its own)."""
+    exact, patterns = (
+        [
+            value
+            for operator in operators
+            for value in as_list(conditions.get(operator, {}).get(QUEUE_ENCRYPTION_CONTEXT, []))
+        ]
+        for operators in (("StringEquals", "ArnEquals"), ("StringLike", "ArnLike"))
+    )
+    if not exact and not patterns:
+        return True
+    return queue_arn in exact or any(fnmatchcase(queue_arn, p) for p in patterns)
 
 
 def _topic_record(stack: SynthesizedStack, logical_id: str) -> TopicRecord:

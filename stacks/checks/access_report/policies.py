@@ -7,6 +7,7 @@ are read alike, so that every kind of resource reports its grants in the same sh
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
@@ -48,35 +49,70 @@ def principals(principal: Any) -> list[Principal]:
     return result
 
 
-def effective_principal(principal: Principal, conditions: Conditions) -> Principal:
-    """The principal as its conditions narrow it: ``"*"`` restricted by ``aws:PrincipalOrgID``
-    is the organization, an account restricted by ``aws:PrincipalArn`` the role, and SNS
-    restricted by ``aws:SourceArn`` the topic."""
-    org = conditions.get("StringEquals", {}).get("aws:PrincipalOrgID")
-    if principal == {"any": "*"} and org:
-        return {"organization": org}
-    role = conditions.get("ArnEquals", {}).get("aws:PrincipalArn")
-    if "account" in principal and role:
-        return {"role": role}
-    source = next(
-        (
-            pairs["aws:SourceArn"]
-            for op, pairs in conditions.items()
-            if op in ("ArnEquals", "ArnLike", "StringEquals") and "aws:SourceArn" in pairs
-        ),
-        None,
-    )
-    if principal == {"service": "sns.amazonaws.com"} and source:
-        return {"topic": source}
-    return principal
+_EQUALS = ("StringEquals", "ArnEquals", "ArnLike", "StringLike")
+"""The operators whose values name who a statement is for (any one of them matches)."""
+_IAM_ARN = re.compile(r"^arn:[a-z-]+:iam::(\d{12}):role/")
+
+
+def condition_values(conditions: Conditions, key: str) -> list[str]:
+    """Every value ``key`` is compared with under an equality or pattern operator, in order:
+    a request matching any one of them passes (a list in a condition is an OR)."""
+    values: list[str] = []
+    for operator in _EQUALS:
+        values += [v for v in as_list(conditions.get(operator, {}).get(key, [])) if v not in values]
+    return values
+
+
+def _role_pattern_account(arn: str, where: Principal) -> str:
+    """The account a role ARN or pattern of ``aws:PrincipalArn`` names; refused when the
+    pattern could match roles of any account (a wildcard before the role's name)."""
+    match = _IAM_ARN.match(arn)
+    if match is None or set("*?") & set(arn[: match.end()]):
+        raise AccessReportError(
+            f"aws:PrincipalArn {arn!r} (principal {where}) does not name one account's roles; "
+            "the report cannot tell whom it admits"
+        )
+    return match.group(1)
+
+
+def effective_principals(principal: Principal, conditions: Conditions) -> list[Principal]:
+    """The principals a statement's principal stands for once its conditions narrow it: ``"*"``
+    restricted by ``aws:PrincipalArn`` is each role (or pattern of one account's roles), by
+    ``aws:PrincipalAccount`` each account, by ``aws:PrincipalOrgID`` (alone) each
+    organization; an account restricted by ``aws:PrincipalArn`` its roles; SNS restricted by
+    ``aws:SourceArn`` each topic. An organization beside the narrower keys is a further
+    condition, kept in the grant's conditions."""
+    roles = condition_values(conditions, "aws:PrincipalArn")
+    if roles and (principal == {"any": "*"} or "account" in principal):
+        for role in roles:
+            account = _role_pattern_account(role, principal)
+            if "account" in principal and account != principal["account"]:
+                raise AccessReportError(
+                    f"aws:PrincipalArn {role!r} names account {account}, not the statement's "
+                    f"principal {principal['account']}; the statement admits nobody"
+                )
+        return [{"role": role} for role in roles]
+    if principal == {"any": "*"}:
+        accounts = condition_values(conditions, "aws:PrincipalAccount")
+        if accounts:
+            return [{"account": account} for account in accounts]
+        organizations = condition_values(conditions, "aws:PrincipalOrgID")
+        if organizations:
+            return [{"organization": organization} for organization in organizations]
+    topics = condition_values(conditions, "aws:SourceArn")
+    if principal.get("service", "").split(".")[0] == "sns" and topics:
+        return [{"topic": topic} for topic in topics]
+    return [principal]
 
 
 def action_grants(statement: Statement, actions_of_interest: frozenset[str]) -> list[Grant]:
     """The grants of one Allow statement that cover ``actions_of_interest``, each with all the
     statement's actions.
 
-    A service principal restricted by ``aws:SourceArn`` is reported as the topic it is
-    restricted to; ``"*"`` restricted by ``aws:PrincipalOrgID`` as the organization.
+    A service principal restricted by ``aws:SourceArn`` is reported as each topic it is
+    restricted to; ``"*"`` restricted by ``aws:PrincipalAccount``, ``aws:PrincipalArn`` or
+    ``aws:PrincipalOrgID`` as each account, role or organization (see
+    :func:`effective_principals`).
     """
     if not [a for a in as_list(statement.get("Action", [])) if a in actions_of_interest]:
         return []
@@ -89,16 +125,18 @@ def action_grants(statement: Statement, actions_of_interest: frozenset[str]) -> 
 def principal_grants(
     statement: Statement, record: Callable[[Principal], GrantRecord]
 ) -> list[GrantRecord]:
-    """One grant per principal of a resource-policy Allow statement: ``record`` of the principal
-    as its conditions narrow it (what it may do), then the conditions, so that every kind of
-    resource reports its grants alike."""
+    """One grant per principal of a resource-policy Allow statement, as its conditions narrow
+    it (a principal may stand for several: a list of accounts, roles or topics): ``record`` of
+    it (what it may do), then the conditions, so that every kind of resource reports its
+    grants alike."""
     conditions = statement.get("Condition", {})
     grants: list[GrantRecord] = []
     for principal in principals(statement.get("Principal", {})):
-        grant = record(effective_principal(principal, conditions))
-        if conditions:
-            grant["conditions"] = conditions
-        grants.append(grant)
+        for effective in effective_principals(principal, conditions):
+            grant = record(effective)
+            if conditions:
+                grant["conditions"] = conditions
+            grants.append(grant)
     return grants
 
 

@@ -8,7 +8,13 @@ from typing import Any
 
 import pytest
 
-from stacks.topology import PlatformQueueKind, TopologyError, load_topology, parse_topology
+from stacks.topology import (
+    KeyGranularity,
+    PlatformQueueKind,
+    TopologyError,
+    load_topology,
+    parse_topology,
+)
 from tests.stacks.topology.problems import problems_of
 
 
@@ -411,3 +417,11 @@ def test_an_endpoint_wraps_its_messages_unless_it_says_otherwise(
         "Billing": True,
         "Shipping": False,
     }
+
+
+def test_queues_have_a_key_each_unless_the_topology_shares_one_per_account(
+    document: dict[str, Any],
+) -> None:
+    assert parse_topology(document).keys is KeyGranularity.PER_QUEUE
+    document["keys"] = "perAccount"
+    assert parse_topology(document).keys is KeyGranularity.PER_ACCOUNT

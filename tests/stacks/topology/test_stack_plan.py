@@ -3,6 +3,7 @@ was placed ever moves when units are added or removed."""
 
 from __future__ import annotations
 
+import fnmatch
 import json
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,7 @@ import pytest
 
 from cross_account_runtime.relay.config import RelayDirection
 from stacks.checks.resource_limit import CLOUDFORMATION_RESOURCE_LIMIT
-from stacks.topology import parse_topology, relay_role_name
+from stacks.topology import parse_topology, relay_role_name, relay_role_pattern
 from stacks.topology.stack_plan import (
     OUTPUT_BUDGET,
     RESOURCE_BUDGET,
@@ -148,9 +149,6 @@ def test_each_stack_with_shadows_has_its_own_outbound_relay_role(
     assert number > 1
     role = relay_role_name(topology.account("Sales"), RelayDirection.OUTBOUND, number)
     assert role == f"messaging-relay-outbound-Sales-{number}"
-    # Billing's ingress queue admits that stack's relay and Ops' (ServiceControl's retries).
-    assert plan.relay_roles_leading_to(topology, topology.endpoint("Billing")) == (
-        f"arn:aws:iam::111111111111:role/{role}",
-        "arn:aws:iam::333333333333:role/messaging-relay-outbound-Ops",
-    )
-    assert f"arn:aws:iam::111111111111:role/{role}" in plan.relay_roles_into(topology, "Billing")
+    # Other accounts admit it with every relay of Sales, by one pattern whatever the number.
+    pattern = relay_role_pattern(topology.account("Sales"), RelayDirection.OUTBOUND)
+    assert fnmatch.fnmatchcase(f"arn:aws:iam::111111111111:role/{role}", pattern)

@@ -154,6 +154,6 @@ def test_the_access_report_shows_organization_grants(
     assert access_report.actual_access(report) == access_report.expected_access(topology)
     billing = _queue(report, "arn:aws:sqs:us-east-1:222222222222:Billing")
     (org_grant,) = [g for g in billing["send"] if "organization" in g["principal"]]
-    assert org_grant["conditions"] == {"StringEquals": {"aws:PrincipalOrgID": "o-a1b2c3d4e5"}}
+    assert org_grant["conditions"] == {"StringEquals": {"aws:PrincipalOrgID": ["o-a1b2c3d4e5"]}}
     markdown = access_report.to_markdown(report)
     assert "organization `o-a1b2c3d4e5`" in markdown

@@ -10,7 +10,7 @@ import pytest
 from stacks.checks.access_report import AccessReportError
 from stacks.checks.access_report.policies import (
     action_grants,
-    effective_principal,
+    effective_principals,
     pattern_matches,
     principals,
     read_policy,
@@ -43,28 +43,80 @@ def test_principals_are_normalized_by_kind(
     assert principals(principal) == normalized
 
 
+ROLE = "arn:aws:iam::222222222222:role/r"
+RELAYS = "arn:aws:iam::333333333333:role/messaging-relay-outbound-Sales*"
+TOPIC = "arn:aws:sns:us-east-1:222222222222:t"
+
+
 @pytest.mark.parametrize(
     ("principal", "conditions", "narrowed"),
     [
-        ({"any": "*"}, {"StringEquals": {"aws:PrincipalOrgID": "o-1"}}, {"organization": "o-1"}),
+        ({"any": "*"}, {"StringEquals": {"aws:PrincipalOrgID": "o-1"}}, [{"organization": "o-1"}]),
         (
-            {"account": "222222222222"},
-            {"ArnEquals": {"aws:PrincipalArn": "arn:aws:iam::222222222222:role/r"}},
-            {"role": "arn:aws:iam::222222222222:role/r"},
+            {"any": "*"},
+            {"StringEquals": {"aws:PrincipalAccount": ["222222222222", "333333333333"]}},
+            [{"account": "222222222222"}, {"account": "333333333333"}],
         ),
+        (
+            {"any": "*"},
+            {
+                "StringEquals": {
+                    "aws:PrincipalAccount": ["222222222222"],
+                    "aws:PrincipalOrgID": "o-1",
+                }
+            },
+            [{"account": "222222222222"}],
+        ),
+        (
+            {"any": "*"},
+            {"ArnLike": {"aws:PrincipalArn": [ROLE, RELAYS]}},
+            [{"role": ROLE}, {"role": RELAYS}],
+        ),
+        ({"account": "222222222222"}, {"ArnEquals": {"aws:PrincipalArn": ROLE}}, [{"role": ROLE}]),
         (
             {"service": "sns.amazonaws.com"},
-            {"ArnLike": {"aws:SourceArn": "arn:aws:sns:us-east-1:222222222222:t"}},
-            {"topic": "arn:aws:sns:us-east-1:222222222222:t"},
+            {"ArnLike": {"aws:SourceArn": TOPIC}},
+            [{"topic": TOPIC}],
         ),
-        ({"account": "222222222222"}, {}, {"account": "222222222222"}),
+        (
+            {"service": "sns.ap-east-1.amazonaws.com"},
+            {"ArnEquals": {"aws:SourceArn": [TOPIC, TOPIC + "2"]}},
+            [{"topic": TOPIC}, {"topic": TOPIC + "2"}],
+        ),
+        ({"account": "222222222222"}, {}, [{"account": "222222222222"}]),
+        ({"any": "*"}, {"Bool": {"aws:SecureTransport": "true"}}, [{"any": "*"}]),
     ],
-    ids=["organization", "role", "topic", "unconditioned"],
+    ids=[
+        "organization",
+        "accounts",
+        "accounts-within-an-organization",
+        "roles-and-patterns",
+        "role-of-an-account",
+        "topic",
+        "topics-to-a-regional-principal",
+        "unconditioned",
+        "anyone",
+    ],
 )
 def test_conditions_narrow_a_principal(
-    principal: dict[str, str], conditions: dict[str, dict[str, Any]], narrowed: dict[str, str]
+    principal: dict[str, str], conditions: dict[str, dict[str, Any]], narrowed: list[dict[str, str]]
 ) -> None:
-    assert effective_principal(principal, conditions) == narrowed
+    assert effective_principals(principal, conditions) == narrowed
+
+
+@pytest.mark.parametrize(
+    ("principal", "role", "message"),
+    [
+        ({"any": "*"}, "arn:aws:iam::*:role/relay", "does not name one account's roles"),
+        ({"any": "*"}, "arn:aws:iam::2222*:role/relay", "does not name one account's roles"),
+        ({"account": "222222222222"}, RELAYS, "names account 333333333333, not the statement's"),
+    ],
+)
+def test_a_role_pattern_that_no_one_account_bounds_is_refused(
+    principal: dict[str, str], role: str, message: str
+) -> None:
+    with pytest.raises(AccessReportError, match=message):
+        effective_principals(principal, {"ArnLike": {"aws:PrincipalArn": role}})
 
 
 def test_a_statement_grants_each_principal_all_its_actions_under_its_conditions() -> None:
