@@ -33,9 +33,11 @@ MOVED = {
 away from Sales' body bucket, Billing's ingress queue away from everything else of Billing."""
 
 
-@pytest.fixture(scope="module")
-def topology(example_document: dict[str, Any]) -> Topology:
-    return parse_topology(copy.deepcopy(example_document))
+@pytest.fixture(scope="module", params=["perQueue", "perAccount"])
+def topology(example_document: dict[str, Any], request: pytest.FixtureRequest) -> Topology:
+    """The example with a key per queue group, and with one key per stack shared by its queues
+    (which each stack holding queues then has, under its own alias)."""
+    return parse_topology({**copy.deepcopy(example_document), "keys": request.param})
 
 
 @pytest.fixture(scope="module")
@@ -150,11 +152,11 @@ def test_a_relay_reads_its_account_s_body_bucket_of_another_stack_by_name(assemb
 
 
 def test_each_stack_holds_the_resources_and_outputs_its_plan_counted(
-    assembly: Path, example_assembly: Path, plan: StackPlan, topology: Topology
+    assembly: Path, example_assembly: Path, plan: StackPlan, example_document: dict[str, Any]
 ) -> None:
     for stacks, outdir in (
         (plan.stacks, assembly),
-        (plan_stacks(topology).stacks, example_assembly),
+        (plan_stacks(parse_topology(copy.deepcopy(example_document))).stacks, example_assembly),
     ):
         for planned in stacks:
             template = _template(outdir, planned.name)
