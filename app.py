@@ -15,13 +15,13 @@ from stacks.app_builder import (
     stack_plan_from_context,
     topology_from_context,
 )
-from stacks.checks.resource_limit import ResourceLimitError
+from stacks.checks.quotas import QuotaError
 from stacks.topology import TopologyError
 
 
 def main() -> int:
     """Validate the topology and place its units before any synth; a bad topology, or units
-    that fit no stack, exit 2 with every problem named, as does a template over a limit."""
+    that fit no stack, exit 2 with every problem named, as does a template over an AWS quota."""
     probe = App()
     value = probe.node.try_get_context(TOPOLOGY_CONTEXT_KEY)
     try:
@@ -30,7 +30,7 @@ def main() -> int:
             topology, value, probe.node.try_get_context(STACK_PLAN_FROZEN_CONTEXT_KEY)
         )
         build_app(topology, stack_plan=plan).synth()
-    except (TopologyError, ResourceLimitError) as error:
+    except (TopologyError, QuotaError) as error:
         print(error, file=sys.stderr)
         return 2
     if plan.placed or plan.dropped:

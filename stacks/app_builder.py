@@ -10,7 +10,7 @@ from typing import Any
 from aws_cdk import App, Validations, cx_api
 from cdk_nag import AwsSolutionsChecks
 
-from stacks.checks.resource_limit import check_limits
+from stacks.checks.quotas import require_within_quotas
 from stacks.delivery_log_stack import DeliveryLogStack
 from stacks.messaging_stack import MessagingAccountStack
 from stacks.topology import Topology, load_topology, parse_topology
@@ -58,19 +58,22 @@ STACK_RESOURCE_LIMIT_CONTEXT = "@aws-cdk/core:stackResourceLimit"
 LIFTED_CDK_RESOURCE_LIMIT = {STACK_RESOURCE_LIMIT_CONTEXT: 0}
 """aws-cdk-lib refuses a stack over 500 resources itself, from inside jsii, as a JavaScript
 stack trace listing every resource type; 0 turns its check off, so that
-:func:`~stacks.checks.resource_limit.check_limits` is what refuses, with one line per stack."""
+:func:`~stacks.checks.quotas.require_within_quotas` is what refuses, with one line per stack."""
 
 
 class MessagingApp(App):
-    """The app, whose synth checks every template against CloudFormation's limits on a stack's
-    resources and outputs itself, refusing with one line per stack."""
+    """The app, whose synth checks every template against AWS's documented quotas that the
+    local AWS does not enforce (:mod:`stacks.checks.quotas`: a stack's resources and outputs,
+    policy sizes, Lambda's environment, ...), refusing with one line per problem: ``cdk
+    synth`` refuses what AWS would refuse at deploy, in one account after others were
+    updated."""
 
     def __init__(self, *, context: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
         super().__init__(context={**(context or {}), **LIFTED_CDK_RESOURCE_LIMIT}, **kwargs)
 
     def synth(self, **options: Any) -> cx_api.CloudAssembly:
         assembly = super().synth(**options)
-        check_limits(Path(assembly.directory))
+        require_within_quotas(Path(assembly.directory))
         return assembly
 
 

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from stacks.app_builder import build_app
-from stacks.checks.quotas import quota_problems
+from stacks.checks.quotas import QuotaError
 from stacks.topology import Topology
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,12 +41,13 @@ def synth(topology: Topology, outdir: Path) -> Path:
     against AWS's quotas (:mod:`stacks.checks.quotas`); raise on any finding."""
     try:
         build_app(topology, outdir=str(outdir)).synth()
+    except QuotaError as error:
+        raise GateError("quota gate", error.problems) from None
     except RuntimeError as error:
         problems = synth_problems(str(error), outdir / "validation-report.json")
         if not problems:
             raise
         raise GateError("synth", problems) from None
-    require_within_quotas(outdir)
     return outdir
 
 
@@ -69,14 +70,6 @@ def synth_problems(message: str, report: Path) -> list[str]:
                     for construct in violation.get("violatingConstructs", [])
                 ]
     return problems
-
-
-def require_within_quotas(assembly_dir: Path) -> None:
-    """Raise :class:`GateError` with a line per AWS quota a template of the assembly crosses
-    (``docs/quotas.md``)."""
-    problems = quota_problems(assembly_dir)
-    if problems:
-        raise GateError("quota gate", problems)
 
 
 def templates(assembly_dir: Path) -> list[Path]:

@@ -32,10 +32,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from stacks.checks.resource_limit import (
-    CLOUDFORMATION_OUTPUT_LIMIT,
-    CLOUDFORMATION_RESOURCE_LIMIT,
-)
+from stacks.checks.quotas.table import CLOUDFORMATION_OUTPUTS, CLOUDFORMATION_RESOURCES
 from stacks.topology.model import Account, Endpoint, KeyGranularity, Topology, TopologyError
 from stacks.topology.stack_ids import stack_name
 from stacks.topology.stack_units import KEY, RELAY, StackUnit, UnitKind, account_units
@@ -44,9 +41,9 @@ from stacks.topology.topics import Topic
 RESOURCE_HEADROOM = 50
 """Resources each stack keeps free when new units are placed, for its units to grow in place
 without moving: some twelve more subscriptions, delay queues' shadows or relay functions."""
-RESOURCE_BUDGET = CLOUDFORMATION_RESOURCE_LIMIT - RESOURCE_HEADROOM
+RESOURCE_BUDGET = CLOUDFORMATION_RESOURCES.fixed - RESOURCE_HEADROOM
 """How far new units fill a stack."""
-OUTPUT_BUDGET = CLOUDFORMATION_OUTPUT_LIMIT
+OUTPUT_BUDGET = CLOUDFORMATION_OUTPUTS.fixed
 """How far new units fill a stack's outputs: a unit's outputs never grow, so no headroom."""
 MAX_STACKS = 999
 """An account's stacks are numbered 1 to 999, as its relay roles are (``relay_role_name``)."""
@@ -217,7 +214,7 @@ def _place(
 
 def _fits(stack: AccountStack, *, limits: bool = False) -> bool:
     """Whether the stack stays within the budgets (or, with ``limits``, CloudFormation's)."""
-    resources = CLOUDFORMATION_RESOURCE_LIMIT if limits else RESOURCE_BUDGET
+    resources = CLOUDFORMATION_RESOURCES.fixed if limits else RESOURCE_BUDGET
     return stack.resources <= resources and stack.outputs <= OUTPUT_BUDGET
 
 
@@ -234,8 +231,8 @@ def _over_limits(stack: AccountStack, source: str) -> list[tuple[str, str]]:
             )
         )
     for what, count, limit in (
-        ("resources", stack.resources, CLOUDFORMATION_RESOURCE_LIMIT),
-        ("outputs", stack.outputs, CLOUDFORMATION_OUTPUT_LIMIT),
+        ("resources", stack.resources, CLOUDFORMATION_RESOURCES.fixed),
+        ("outputs", stack.outputs, CLOUDFORMATION_OUTPUTS.fixed),
     ):
         if count <= limit:
             continue

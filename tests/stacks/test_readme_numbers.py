@@ -14,7 +14,7 @@ import pytest
 from constructs_lib.relay_timing import RelayTiming
 from cross_account_runtime.nservicebus.address_headers import ADDRESS_HEADERS
 from cross_account_runtime.nservicebus.arn_header import ARN_HEADER, encode
-from stacks.checks.resource_limit import CLOUDFORMATION_OUTPUT_LIMIT, CLOUDFORMATION_RESOURCE_LIMIT
+from stacks.checks.quotas.table import CLOUDFORMATION_OUTPUTS, CLOUDFORMATION_RESOURCES
 from stacks.topology.stack_plan import RESOURCE_BUDGET, RESOURCE_HEADROOM
 
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
@@ -69,7 +69,7 @@ def test_the_readme_gives_the_relay_timing_of_each_batch_size(batch_size: int) -
 
 def test_the_readme_gives_the_stack_plan_s_budget_and_cloudformation_s_limits() -> None:
     assert (
-        f"more than CloudFormation's {CLOUDFORMATION_RESOURCE_LIMIT} resources or "
-        f"{CLOUDFORMATION_OUTPUT_LIMIT} outputs" in PROSE
+        f"more than CloudFormation's {CLOUDFORMATION_RESOURCES.fixed} resources or "
+        f"{CLOUDFORMATION_OUTPUTS.fixed} outputs" in PROSE
     )
     assert f"each filled to {RESOURCE_BUDGET} resources, keeping {RESOURCE_HEADROOM}" in PROSE

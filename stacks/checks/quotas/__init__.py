@@ -26,11 +26,27 @@ def quota_problems(assembly_dir: str | Path) -> list[str]:
     return [m.problem() for m in sorted(crossing, key=lambda m: (m.template, m.resource))]
 
 
+class QuotaError(RuntimeError):
+    """Templates AWS would refuse: the message has one line per problem."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(problems))
+
+
+def require_within_quotas(assembly_dir: str | Path) -> None:
+    """Raise :class:`QuotaError` with a line per AWS quota a template of the assembly crosses."""
+    problems = quota_problems(assembly_dir)
+    if problems:
+        raise QuotaError(problems)
+
+
 __all__ = [
     "QUOTAS",
     "Bound",
     "Measurement",
     "Quota",
+    "QuotaError",
     "QuotaGateError",
     "StackTemplate",
     "largest_uses",
@@ -39,5 +55,6 @@ __all__ = [
     "quota_problems",
     "quotas_markdown",
     "read_templates",
+    "require_within_quotas",
     "usage_line",
 ]

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from cross_account_runtime.relay.config import RelayDirection
-from stacks.checks.resource_limit import CLOUDFORMATION_RESOURCE_LIMIT
+from stacks.checks.quotas.table import CLOUDFORMATION_RESOURCES
 from stacks.topology import parse_topology, relay_role_name, relay_role_pattern
 from stacks.topology.stack_plan import (
     OUTPUT_BUDGET,
@@ -133,7 +133,7 @@ def test_a_recorded_stack_over_the_limit_is_refused_in_one_line(
     billing = next(line for line in lines if "Messaging-Billing " in line)
     resources = sum(u.resources for u in _plan(grown).stacks_of("Billing")[0].units)
     assert billing.startswith("org.stacks.json: accounts.Billing: stack Messaging-Billing would ")
-    assert f"over CloudFormation's {CLOUDFORMATION_RESOURCE_LIMIT}" in billing
+    assert f"over CloudFormation's {CLOUDFORMATION_RESOURCES.fixed}" in billing
     assert "another stack number in org.stacks.json" in billing
     assert int(billing.split(" would hold ")[1].split()[0]) > resources
     assert len(lines) == 2  # Billing's and Ops' stacks, nothing else

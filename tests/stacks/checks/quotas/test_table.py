@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from stacks.checks.quotas import QUOTAS, quotas_markdown
-from stacks.checks.resource_limit import CLOUDFORMATION_OUTPUT_LIMIT, CLOUDFORMATION_RESOURCE_LIMIT
+from stacks.checks.quotas.table import CLOUDFORMATION_OUTPUTS, CLOUDFORMATION_RESOURCES
 
 ROOT = Path(__file__).resolve().parents[4]
 
@@ -23,5 +23,5 @@ def test_every_row_cites_aws_documentation_and_says_how_it_is_counted() -> None:
     assert len({quota.name for quota in QUOTAS}) == len(QUOTAS)
 
 
-def test_the_limits_the_stacks_import_are_the_tables_numbers() -> None:
-    assert (CLOUDFORMATION_RESOURCE_LIMIT, CLOUDFORMATION_OUTPUT_LIMIT) == (500, 200)
+def test_cloudformation_takes_500_resources_and_200_outputs_per_stack() -> None:
+    assert (CLOUDFORMATION_RESOURCES.fixed, CLOUDFORMATION_OUTPUTS.fixed) == (500, 200)

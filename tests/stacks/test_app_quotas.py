@@ -1,5 +1,6 @@
-"""A stack over CloudFormation's resource or output limit is refused at synth, before any
-account deploys, with one line naming the stack, the count, the limit and the fix."""
+"""The app's synth refuses what AWS would refuse at deploy (a stack over CloudFormation's
+resource or output limit here; every quota of ``docs/quotas.md`` alike), before any account
+deploys, with one line naming the stack, the count, the limit and the fix."""
 
 from __future__ import annotations
 
@@ -14,16 +15,13 @@ import pytest
 from aws_cdk import CfnOutput, CfnWaitConditionHandle, Environment, Stack
 
 from stacks.app_builder import MessagingApp
-from stacks.checks.resource_limit import (
-    CLOUDFORMATION_OUTPUT_LIMIT,
-    CLOUDFORMATION_RESOURCE_LIMIT,
-    ResourceLimitError,
-)
+from stacks.checks.quotas import QuotaError
+from stacks.checks.quotas.table import CLOUDFORMATION_OUTPUTS, CLOUDFORMATION_RESOURCES
 from stacks.topology import parse_topology
 from stacks.topology.stack_plan import plan_stacks
 from stacks.topology.stack_plan_file import write_plan_file
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.synth
 
 ENVIRONMENT = Environment(account="111111111111", region="us-east-1")
@@ -34,11 +32,11 @@ def test_a_template_over_either_limit_is_refused_with_one_line_per_limit(tmp_pat
     # aws-cdk-lib would refuse 501 resources itself, from inside jsii; the app lifts its check.
     app = MessagingApp(outdir=str(tmp_path))
     stack = Stack(app, "Messaging-Big", env=ENVIRONMENT)
-    for index in range(CLOUDFORMATION_RESOURCE_LIMIT + 1):
+    for index in range(CLOUDFORMATION_RESOURCES.fixed + 1):
         CfnWaitConditionHandle(stack, f"Handle{index}")
-    for index in range(CLOUDFORMATION_OUTPUT_LIMIT + 1):
+    for index in range(CLOUDFORMATION_OUTPUTS.fixed + 1):
         CfnOutput(stack, f"Output{index}", value="x")
-    with pytest.raises(ResourceLimitError) as caught:
+    with pytest.raises(QuotaError) as caught:
         app.synth()
     assert str(caught.value).splitlines() == [
         f"Messaging-Big.template.json: Messaging-Big: CloudFormation {what} per stack: "
@@ -54,11 +52,11 @@ def test_a_template_over_either_limit_is_refused_with_one_line_per_limit(tmp_pat
 def test_a_template_within_the_limits_synthesizes(tmp_path: Path) -> None:
     app = MessagingApp(outdir=str(tmp_path))
     stack = Stack(app, "Messaging-Full", env=ENVIRONMENT)
-    for index in range(CLOUDFORMATION_RESOURCE_LIMIT):
+    for index in range(CLOUDFORMATION_RESOURCES.fixed):
         CfnWaitConditionHandle(stack, f"Handle{index}")
     app.synth()
     template = json.loads((tmp_path / "Messaging-Full.template.json").read_text())
-    assert len(template["Resources"]) == CLOUDFORMATION_RESOURCE_LIMIT
+    assert len(template["Resources"]) == CLOUDFORMATION_RESOURCES.fixed
 
 
 def test_app_py_refuses_a_recorded_stack_over_the_limit_in_one_line(
