@@ -84,6 +84,11 @@ RELAY_MEMORY_MB = 256
 CONFIGURATION_FILE = "relay-config.json"
 """The relay's configuration in its code asset, beside the runtime package (``RELAY_CONFIGURATION``
 names it)."""
+RESOURCES_PER_STATEMENT = 40
+"""Queues per statement of the relay role's send grants: at the longest queue ARN (some 130
+characters with an 80-character name and a GovCloud partition and region) 40 make about 5,300
+characters, within the 6,144 of a managed policy the role's policy overflows into
+(:meth:`CrossAccountRelay._grant_in_parts`)."""
 
 
 @dataclass(frozen=True)
@@ -308,6 +313,25 @@ class CrossAccountRelay(Construct):
                 )
             )
 
+    def _grant_in_parts(self, sid: str, actions: list[str], resources: list[str]) -> None:
+        """Grant ``actions`` on ``resources`` in statements of at most
+        :data:`RESOURCES_PER_STATEMENT` resources each, named ``<sid><n>``.
+
+        aws-cdk-lib merges statements that differ only in their resources into one
+        (``@aws-cdk/aws-iam:minimizePolicies``), and then cannot split that statement when the
+        role's policy overflows into managed policies: a relay with a hundred queues in its
+        stack got one statement over IAM's 6,144 characters for a managed policy. It never
+        merges statements that carry a Sid, so parts of bounded size stay apart and are spread
+        over the overflow policies."""
+        for start in range(0, len(resources), RESOURCES_PER_STATEMENT):
+            self.role.add_to_policy(
+                iam.PolicyStatement(
+                    sid=f"{sid}{start // RESOURCES_PER_STATEMENT + 1}",
+                    actions=actions,
+                    resources=resources[start : start + RESOURCES_PER_STATEMENT],
+                )
+            )
+
     def _grant_routes(self, stack: Stack, routes: Sequence[RelayRoute]) -> None:
         """Send to the destinations, to the sources' own DLQs (refused messages go there with
         their reason) and back to delay queues' shadows (messages not due yet); use keys only
@@ -321,15 +345,12 @@ class CrossAccountRelay(Construct):
         listed, would double the role's policy, which IAM bounds at 10,240 bytes per role): the
         grant is used only through SQS, and the role may call SQS on its own queues alone."""
         destinations = sorted({r.destination_arn for r in routes})
-        self.role.add_to_policy(
-            iam.PolicyStatement(actions=["sqs:SendMessage"], resources=destinations)
-        )
-        self.role.add_to_policy(
-            iam.PolicyStatement(
-                actions=["sqs:SendMessage"],
-                resources=[r.source.dead_letter_queue.queue_arn for r in routes]
-                + [r.source.queue_arn for r in routes if r.delayed],
-            )
+        self._grant_in_parts("SendToDestinations", ["sqs:SendMessage"], destinations)
+        self._grant_in_parts(
+            "SendToOwnQueues",
+            ["sqs:SendMessage"],
+            [r.source.dead_letter_queue.queue_arn for r in routes]
+            + [r.source.queue_arn for r in routes if r.delayed],
         )
         if any(r.source.encryption_key is not None for r in routes):
             own = f"{stack.region}:{stack.account}"

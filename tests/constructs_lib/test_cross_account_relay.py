@@ -27,6 +27,7 @@ from constructs_lib.cross_account_relay import (
 )
 from constructs_lib.queue_naming import dead_letter_queue_name, ingress_queue_name
 from cross_account_runtime.relay import config as relay_config
+from stacks.checks.quotas import quota_problems
 from stacks.topology import Topology, parse_topology
 from stacks.topology.bridge import plan_bridge
 
@@ -865,3 +866,39 @@ def test_a_ring_of_ten_by_fifty_account_is_relayed_from_a_file_far_over_lambdas_
     config = relay_config.RelayConfig.from_environment(environment)
     assert len(config.routes) == len(routes) > 200
     assert len(config.local_endpoints) == len(local) == 50
+
+
+def test_a_relay_of_many_long_named_queues_keeps_every_policy_within_iams_sizes(
+    tmp_path: Path,
+) -> None:
+    """With ``minimizePolicies`` aws-cdk-lib merges the send grants into one statement, which it
+    cannot split when the role's policy overflows into managed policies; granted in parts, each
+    overflow policy stays within IAM's 6,144 characters."""
+    app = App(
+        outdir=str(tmp_path),
+        context={
+            "@aws-cdk/aws-iam:minimizePolicies": True,
+            "@aws-cdk/core:stackResourceLimit": 0,  # the quota gate below counts instead
+        },
+    )
+    stack = Stack(app, "Ops", env=Environment(account=BILLING, region="us-east-1"))
+    names = [f"{'Shadow' * 10}{n:03}" for n in range(45)]  # 63 characters
+    CrossAccountRelay(
+        stack,
+        "Outbound",
+        direction=RelayDirection.OUTBOUND,
+        routes=[
+            RelayRoute(
+                source(stack, name, name),
+                f"arn:aws:sqs:us-east-1:{SALES}:{name}-ingress",
+                delayed=True,  # sent back to when not due: one more queue of its own per route
+            )
+            for name in names
+        ],
+        local_endpoints=["error"],
+    )
+    app.synth()
+    template = json.loads((tmp_path / "Ops.template.json").read_text(encoding="utf-8"))
+    overflow = [r for r in template["Resources"].values() if r["Type"] == "AWS::IAM::ManagedPolicy"]
+    assert len(overflow) >= 2  # the case overflows the role's inline policy
+    assert quota_problems(tmp_path) == []
