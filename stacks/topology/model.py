@@ -358,6 +358,10 @@ class Topology:
 
 IAM_ROLE_NAME_MAX = 64
 """IAM's limit on a role's name."""
+RELAY_ROLE_PREFIX = "messaging-relay-"
+"""What every relay role's name starts with, before ``<direction>-<account name>[-<n>]``:
+fixed, so that other accounts can admit the roles before they exist and a reader of the
+templates can tell a relay's role."""
 RELAY_ROLE_SUFFIX_MAX = 4
 """Room kept for ``-<n>`` (up to ``-999``) after the name of an account's n-th relay role."""
 
@@ -385,4 +389,4 @@ def relay_role_pattern(account: Account, direction: RelayDirection) -> str:
 
 
 def _relay_role_base(account: Account, direction: RelayDirection) -> str:
-    return f"messaging-relay-{direction}-{account.name}"
+    return f"{RELAY_ROLE_PREFIX}{direction}-{account.name}"

@@ -23,10 +23,8 @@ from typing import Any
 from stacks.checks.cost_report import prices as p
 from stacks.checks.cost_report import usage as u
 from stacks.checks.quotas.assembly import StackTemplate, read_templates
+from stacks.topology.model import RELAY_ROLE_PREFIX
 
-RELAY_ROLE_PREFIX = "messaging-relay-"
-"""The relays' roles are ``messaging-relay-<direction>-<account>[-<n>]``
-(:func:`stacks.topology.relay_role_name`): how the report tells a relay's direction."""
 DIRECTIONS = ("outbound", "inbound")
 
 
