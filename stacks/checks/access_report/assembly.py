@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from cross_account_runtime.common.partitions import dns_suffix, partition_of
+from stacks.checks.cloud_assembly import read_cloud_assembly
 
 
 class AccessReportError(ValueError):
@@ -193,29 +194,19 @@ class SynthesizedStack:
 
 def read_assembly(assembly_dir: str | Path) -> list[SynthesizedStack]:
     """The stacks of a cloud assembly with their account, region and template."""
-    root = Path(assembly_dir)
-    try:
-        manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as error:
-        raise AccessReportError(
-            f"{root}: not a cloud assembly ({error}); run the synth first"
-        ) from error
-    stacks: list[SynthesizedStack] = []
-    for name, artifact in sorted(manifest.get("artifacts", {}).items()):
-        if artifact.get("type") != "aws:cloudformation:stack":
-            continue
-        environment = artifact.get("environment", "")
-        account, region = environment.removeprefix("aws://").split("/")
-        if not account.isdigit():
-            raise AccessReportError(
-                f"{name}: environment {environment!r} is not concrete; stacks must name their "
-                "account and region"
-            )
-        template_file = root / artifact["properties"]["templateFile"]
-        template = json.loads(template_file.read_text(encoding="utf-8"))
-        assets = _file_assets(root, manifest["artifacts"], artifact)
-        stacks.append(SynthesizedStack(name, account, region, template, assets))
-    return stacks
+    assembly = read_cloud_assembly(
+        assembly_dir, AccessReportError, "stacks must name their account and region"
+    )
+    return [
+        SynthesizedStack(
+            stack.name,
+            stack.account,
+            stack.region,
+            json.loads((assembly.root / stack.template_file).read_text(encoding="utf-8")),
+            _file_assets(assembly.root, assembly.artifacts, stack.artifact),
+        )
+        for stack in assembly.stacks
+    ]
 
 
 def _file_assets(

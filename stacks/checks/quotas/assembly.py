@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from cross_account_runtime.common.partitions import dns_suffix, partition_of
+from stacks.checks.cloud_assembly import read_cloud_assembly
 
 
 class QuotaGateError(ValueError):
@@ -218,26 +219,20 @@ class StackTemplate:
 
 def read_templates(assembly_dir: str | Path) -> list[StackTemplate]:
     """Every stack template of the cloud assembly in ``assembly_dir``, by the manifest."""
-    root = Path(assembly_dir)
-    try:
-        manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as error:
-        raise QuotaGateError(
-            f"{root}: not a cloud assembly ({error}); run the synth first"
-        ) from error
-    stacks: list[StackTemplate] = []
-    for name, artifact in sorted(manifest.get("artifacts", {}).items()):
-        if artifact.get("type") != "aws:cloudformation:stack":
-            continue
-        account, _, region = artifact.get("environment", "").removeprefix("aws://").partition("/")
-        if not account.isdigit() or "unknown" in region or not region:
-            raise QuotaGateError(
-                f"{name}: environment {artifact.get('environment')!r} is not concrete; the quota "
-                "gate needs each stack's account and region"
+    assembly = read_cloud_assembly(
+        assembly_dir, QuotaGateError, "the quota gate needs each stack's account and region"
+    )
+    templates = []
+    for stack in assembly.stacks:
+        body = (assembly.root / stack.template_file).read_bytes()
+        templates.append(
+            StackTemplate(
+                stack.name,
+                stack.template_file,
+                stack.account,
+                stack.region,
+                len(body),
+                json.loads(body.decode("utf-8")),
             )
-        file = artifact["properties"]["templateFile"]
-        body = (root / file).read_bytes()
-        stacks.append(
-            StackTemplate(name, file, account, region, len(body), json.loads(body.decode("utf-8")))
         )
-    return stacks
+    return templates
