@@ -11,6 +11,7 @@ from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sns_subscriptions as subscriptions
 from constructs import Construct
 
+from constructs_lib._private.keywords import checked
 from constructs_lib._private.subscriptions import (
     EndpointQueueSubscription,
     FilterPolicyScope,
@@ -21,6 +22,7 @@ from constructs_lib.endpoint_queue import EndpointQueue, IEndpointQueue
 from constructs_lib.queue_naming import subscription_dead_letter_queue_name
 
 
+@checked
 class CrossAccountQueueSubscription(Construct):
     """The subscriber account's half of an SQS subscription to a topic in another account.
 

@@ -35,6 +35,7 @@ from constructs import Construct
 
 from constructs_lib._private.acknowledgments import acknowledge
 from constructs_lib._private.grants import QUEUE_ENCRYPTION_CONTEXT
+from constructs_lib._private.keywords import checked
 from constructs_lib._private.lambda_assets import relay_code
 from constructs_lib._private.lambda_function import role_with_own_logs, runtime_function
 from constructs_lib.defaults import (
@@ -91,6 +92,7 @@ characters, within the 6,144 of a managed policy the role's policy overflows int
 (:meth:`CrossAccountRelay._grant_in_parts`)."""
 
 
+@checked
 @dataclass(frozen=True)
 class RelayRoute:
     """One queue the relay reads and where its messages go.
@@ -162,6 +164,7 @@ class RelayRoute:
         return book
 
 
+@checked
 class CrossAccountRelay(Construct):
     """A relay function with its event sources, its least-privilege role and its logs."""
 

@@ -21,6 +21,7 @@ from constructs_lib._private.access_logs import (
     logged_kms_bucket,
 )
 from constructs_lib._private.acknowledgments import acknowledge
+from constructs_lib._private.keywords import checked
 from constructs_lib.defaults import (
     LOG_BUCKET_INFREQUENT_ACCESS_AFTER,
     LOG_BUCKET_RETENTION,
@@ -37,6 +38,7 @@ from cross_account_runtime.delivery_report.bucket_layout import (
 MAX_REPORT_RETENTION_DAYS = 73_000
 
 
+@checked
 class DeliveryLogBucket(Construct):
     """The analytics bucket (``bucket``), its key (``key``) and its access-log bucket."""
 

@@ -19,6 +19,7 @@ from aws_cdk import aws_kinesisfirehose as firehose
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
+from constructs_lib._private.keywords import checked
 from constructs_lib.defaults import (
     FIREHOSE_BUFFERING_INTERVAL,
     FIREHOSE_BUFFERING_SIZE,
@@ -55,6 +56,7 @@ def destination_arn(partition: str, region: str, account: str, name: str) -> str
     return f"arn:{partition}:logs:{region}:{account}:destination:{name}"
 
 
+@checked
 class DeliveryLogStream(Construct):
     """The Firehose stream (``delivery_stream``), its role and error log, and the destination
     (``destination``) with the role CloudWatch Logs assumes to put records into the stream."""

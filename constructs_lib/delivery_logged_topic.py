@@ -24,6 +24,7 @@ from constructs import Construct
 
 from constructs_lib._private.acknowledgments import acknowledge
 from constructs_lib._private.grants import Grantees, PolicyGrants, grant_with_key
+from constructs_lib._private.keywords import checked, checked_keywords
 from constructs_lib._private.subscriptions import (
     EndpointQueueSubscription,
     FilterPolicyScope,
@@ -118,6 +119,7 @@ class _TopicBase(Construct):
     fifo: bool
     encryption_key: kms.IKey | None
 
+    @checked_keywords
     def add_url_subscription(
         self,
         subscription_id: str,
@@ -173,6 +175,7 @@ class _TopicBase(Construct):
         logging is its owner's to turn on."""
 
 
+@checked
 class DeliveryLoggedTopic(_TopicBase):
     """An SNS topic with delivery-status logging, subscription DLQs and least-privilege policies."""
 
@@ -339,6 +342,7 @@ class DeliveryLoggedTopic(_TopicBase):
         for organization in subscriber_organization_ids:
             self.add_subscriber_organization(organization)
 
+    @checked_keywords
     @classmethod
     def from_topic_arn(
         cls,
@@ -414,6 +418,7 @@ class DeliveryLoggedTopic(_TopicBase):
                 )
             )
 
+    @checked_keywords
     def add_publisher_accounts(self, *account_ids: str) -> None:
         """Let principals of other accounts publish (their IAM policies must allow it too):
         one statement lists every publisher account (``aws:PrincipalAccount``)."""
@@ -423,6 +428,7 @@ class DeliveryLoggedTopic(_TopicBase):
             self._publishers.extend(new)
             self._grant_publish(Grantees.accounts(new, self.organization_id))
 
+    @checked_keywords
     def add_publisher_organization(self, organization_id: str) -> None:
         """Let every principal of an organization publish (``aws:PrincipalOrgID``)."""
         require_organization_ids("organization_id", [organization_id])
@@ -442,6 +448,7 @@ class DeliveryLoggedTopic(_TopicBase):
             via_service="sns",
         )
 
+    @checked_keywords
     def add_subscriber_accounts(self, *account_ids: str) -> None:
         """Let other accounts subscribe their own SQS queues, and nothing else.
 
@@ -471,6 +478,7 @@ class DeliveryLoggedTopic(_TopicBase):
                 )
             )
 
+    @checked_keywords
     def add_subscriber_organization(self, organization_id: str) -> None:
         """Let the accounts of an organization subscribe SQS queues, and nothing else."""
         require_organization_ids("organization_id", [organization_id])
@@ -499,6 +507,7 @@ class DeliveryLoggedTopic(_TopicBase):
         """Other accounts granted subscribe (SQS only)."""
         return tuple(self._subscribers)
 
+    @checked_keywords
     def add_queue_subscription(
         self,
         subscription_id: str,
@@ -542,6 +551,7 @@ class DeliveryLoggedTopic(_TopicBase):
         self.log_deliveries(DeliveryProtocol.SQS)
         return dlq
 
+    @checked_keywords
     def add_lambda_subscription(
         self,
         subscription_id: str,

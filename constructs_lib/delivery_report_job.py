@@ -20,6 +20,7 @@ from aws_cdk import aws_scheduler_targets as scheduler_targets
 from constructs import Construct
 
 from constructs_lib._private.acknowledgments import acknowledge
+from constructs_lib._private.keywords import checked
 from constructs_lib._private.spark_assets import ENTRY_SCRIPT, spark_job_package
 from constructs_lib.defaults import (
     LOG_RETENTION,
@@ -55,6 +56,7 @@ def _log_groups_arn(stack: Stack) -> str:
     )
 
 
+@checked
 class DeliveryReportJob(Construct):
     """The application (``application``), job role (``job_role``) and schedule (``schedule``)."""
 

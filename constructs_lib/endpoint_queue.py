@@ -26,6 +26,7 @@ from constructs_lib._private.grants import (
     grant_with_key,
     sns_principal,
 )
+from constructs_lib._private.keywords import cdk_refusals, checked, checked_keywords
 from constructs_lib._private.secure_queue import secure_queue
 from constructs_lib.defaults import (
     DEAD_LETTER_RETENTION,
@@ -127,6 +128,7 @@ class IEndpointQueue(Protocol):
         ...
 
 
+@checked
 class EndpointQueue(Construct):
     """The input queue of one messaging endpoint, ready for senders in other accounts.
 
@@ -278,19 +280,22 @@ class EndpointQueue(Construct):
         # The DLQ names its source by a computed ARN, not a reference: a reference would make
         # the DLQ and the queue depend on each other.
         source_arn = stack.format_arn(service="sqs", resource=self.queue_name)
-        self.dead_letter_queue = secure_queue(
-            self,
-            "DeadLetterQueue",
-            queue_name=dlq_name,
-            fifo=fifo,
-            encryption_key=self.encryption_key,
-            retention_period=dead_letter_retention_period,
-            redrive_allow_policy=sqs.RedriveAllowPolicy(
-                redrive_permission=sqs.RedrivePermission.BY_QUEUE,
-                source_queues=[sqs.Queue.from_queue_arn(self, "Source", source_arn)],
-            ),
-            removal_policy=removal_policy,
-        )
+        # The dead-letter queue's retention is a keyword of its own, whatever aws-cdk-lib
+        # calls it.
+        with cdk_refusals({"retention period": "dead_letter_retention_period"}):
+            self.dead_letter_queue = secure_queue(
+                self,
+                "DeadLetterQueue",
+                queue_name=dlq_name,
+                fifo=fifo,
+                encryption_key=self.encryption_key,
+                retention_period=dead_letter_retention_period,
+                redrive_allow_policy=sqs.RedriveAllowPolicy(
+                    redrive_permission=sqs.RedrivePermission.BY_QUEUE,
+                    source_queues=[sqs.Queue.from_queue_arn(self, "Source", source_arn)],
+                ),
+                removal_policy=removal_policy,
+            )
         self.queue = secure_queue(
             self,
             "Queue",
@@ -349,6 +354,7 @@ class EndpointQueue(Construct):
         for organization in sender_organization_ids:
             self.add_sender_organization(organization)
 
+    @checked_keywords
     @classmethod
     def from_queue_arn(
         cls,
@@ -423,6 +429,7 @@ class EndpointQueue(Construct):
         """Topics admitted to deliver so far."""
         return tuple(self._sender_topics)
 
+    @checked_keywords
     def add_sender_accounts(self, *account_ids: str) -> None:
         """Let principals of these accounts send (their own IAM policies must allow it too):
         one statement lists every sender account (``aws:PrincipalAccount``)."""
@@ -432,6 +439,7 @@ class EndpointQueue(Construct):
             self._sender_accounts.extend(new)
             self._grant_senders(Grantees.accounts(new, self.organization_id))
 
+    @checked_keywords
     def add_sender_roles(self, *role_arns: str) -> None:
         """Let these roles of other accounts send, and no other principal of their accounts:
         ``aws:PrincipalArn`` (``ArnLike``) in one statement for every sender role, so a role
@@ -445,6 +453,7 @@ class EndpointQueue(Construct):
             self._sender_roles.extend(new)
             self._grant_senders(Grantees.roles(new, self.organization_id))
 
+    @checked_keywords
     def add_sender_organization(self, organization_id: str) -> None:
         """Let every principal of an organization send (``aws:PrincipalOrgID``)."""
         require_organization_ids("organization_id", [organization_id])
@@ -452,6 +461,7 @@ class EndpointQueue(Construct):
             self._sender_organizations.append(organization_id)
             self._grant_senders(Grantees.organizations([organization_id]))
 
+    @checked_keywords
     def add_sender_topics(self, *topic_arns: str) -> None:
         """Let SNS deliver these topics' messages to the queue (``aws:SourceArn``), and use
         the queue's key for it: one statement lists every topic. Subscriptions made through

@@ -26,6 +26,7 @@ from constructs import Construct
 from constructs_lib._private.access_logs import admit_log_delivery_by_policy, logged_kms_bucket
 from constructs_lib._private.acknowledgments import acknowledge
 from constructs_lib._private.grants import Grantees, PolicyGrants, grant_with_key
+from constructs_lib._private.keywords import checked
 from constructs_lib.defaults import BODY_EXPIRATION, BODY_EXPIRATION_RANGE_DAYS
 from constructs_lib.validation import require_organization_ids, require_range, require_role_arn
 
@@ -40,6 +41,7 @@ WRITER_KEY_ACTIONS = ("kms:GenerateDataKey", "kms:Encrypt")
 """What a relay copying a body in needs of the bucket's key (through S3)."""
 
 
+@checked
 class MessageBodyBucket(Construct):
     """One account's body bucket (``bucket``), its key (``key``) and its access-log bucket."""
 

@@ -14,6 +14,7 @@ from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
+from constructs_lib._private.keywords import checked
 from constructs_lib.defaults import (
     ALARM_EVALUATION_PERIOD,
     MAX_MESSAGE_AGE,
@@ -22,6 +23,7 @@ from constructs_lib.defaults import (
 from constructs_lib.validation import require_range
 
 
+@checked
 class MessagingAlarms(Construct):
     """Alarms on topics, DLQs and endpoint queues; add them as the stack creates resources."""
 

@@ -20,9 +20,11 @@ from aws_cdk import RemovalPolicy
 from aws_cdk import aws_kms as kms
 from constructs import Construct
 
+from constructs_lib._private.keywords import checked
 from constructs_lib.defaults import QUEUE_KEY_ALIAS
 
 
+@checked
 class MessagingKey(Construct):
     """The key (``key``) every queue of an account is encrypted with, rotation on; give it to
     each :class:`~constructs_lib.EndpointQueue` of the account (``shared_key``)."""

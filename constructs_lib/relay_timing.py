@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 from aws_cdk import Duration
 
+from constructs_lib._private.keywords import checked_keywords
 from constructs_lib.defaults import (
     LAMBDA_MAX_TIMEOUT_SECONDS,
     RELAY_BATCH_SIZE_RANGE,
@@ -64,6 +65,7 @@ class RelayTiming:
     max_receive_count: int
     """Of each source queue's redrive policy."""
 
+    @checked_keywords
     @classmethod
     def for_batch(cls, batch_size: int) -> RelayTiming:
         """The timing of a relay reading up to ``batch_size`` messages per invocation

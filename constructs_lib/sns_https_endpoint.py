@@ -17,6 +17,7 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
+from constructs_lib._private.keywords import checked
 from constructs_lib._private.lambda_assets import dependencies_layer, runtime_code
 from constructs_lib._private.lambda_function import role_with_own_logs, runtime_function
 from constructs_lib.defaults import LOG_RETENTION, SNS_ENDPOINT_MEMORY_MB
@@ -41,6 +42,7 @@ SNS_REQUEST_TIMEOUT = Duration.seconds(DELIVERY_TIMEOUT_SECONDS)
 """SNS waits this long for an answer; a function running longer is retried anyway."""
 
 
+@checked
 class SnsHttpsEndpoint(Construct):
     """A function URL subscribed to a topic over HTTPS (a :class:`DeliveryLoggedTopic`, or one
     imported with :meth:`DeliveryLoggedTopic.from_topic_arn`)."""

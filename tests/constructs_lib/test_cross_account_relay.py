@@ -268,7 +268,7 @@ def test_ingress_queues_admit_the_relay_roles_only() -> None:
     ("props", "message"),
     [
         ({"routes": []}, "routes: a relay needs at least one queue"),
-        ({"local_endpoints": None}, "local_endpoints: an outbound relay stamps"),
+        ({"local_endpoints": []}, "local_endpoints: an outbound relay stamps"),
         ({"batch_size": 10_001}, "batch_size: must be from 1 to 10000"),
         ({"batch_size": 11}, "max_batching_window: Lambda takes more than 10 messages"),
         (

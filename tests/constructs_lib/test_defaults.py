@@ -67,7 +67,7 @@ def test_derived_defaults_follow_what_they_derive_from() -> None:
 
 def test_every_log_group_keeps_the_one_default_retention() -> None:
     retentions = {
-        name: inspect.signature(getattr(constructs_lib, name).__init__)
+        name: inspect.signature(inspect.unwrap(getattr(constructs_lib, name).__init__))
         .parameters["log_retention"]
         .default
         for name in constructs_lib.__all__
