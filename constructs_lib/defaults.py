@@ -123,6 +123,8 @@ SQS_DEFAULT_VISIBILITY_TIMEOUT = Duration.seconds(30)
 
 SNS_ENDPOINT_MEMORY_MB = 512
 """Memory also buys CPU, which signature checks spend."""
+LAMBDA_MEMORY_RANGE_MB = (128, 10_240)
+"""What Lambda accepts for a function's memory (aws-cdk-lib only warns, at synth, below it)."""
 
 # Delivery-log analytics --------------------------------------------------------------------
 

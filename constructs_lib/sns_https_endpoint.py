@@ -17,11 +17,13 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
+from constructs_lib._private.handler_module import require_handler_module
 from constructs_lib._private.keywords import checked
 from constructs_lib._private.lambda_assets import dependencies_layer, runtime_code
 from constructs_lib._private.lambda_function import role_with_own_logs, runtime_function
-from constructs_lib.defaults import LOG_RETENTION, SNS_ENDPOINT_MEMORY_MB
+from constructs_lib.defaults import LAMBDA_MEMORY_RANGE_MB, LOG_RETENTION, SNS_ENDPOINT_MEMORY_MB
 from constructs_lib.delivery_logged_topic import IDeliveryLoggedTopic
+from constructs_lib.validation import require_range
 from cross_account_runtime.common.json_log import ENV_SERVICE_NAME
 from cross_account_runtime.delivery_policy.policy import (
     DELIVERY_TIMEOUT_SECONDS,
@@ -64,21 +66,23 @@ class SnsHttpsEndpoint(Construct):
         """Create the function, its URL, its dedupe table and the topic's subscription to it.
 
         :param topic: the topic to subscribe to (its subscription gets a DLQ).
-        :param handler: your function, ``package.module:function``, called once per message.
+        :param handler: your function, ``package.module:function``, called once per message;
+            the module must be in ``handler_code`` (or the runtime package) and define it.
         :param handler_code: the folder of your handler's package, bundled with the runtime.
             Default: none (the handler is importable from the runtime package itself).
         :param allowed_topic_arns: topics the endpoint accepts. Default: the subscribed topic.
         :param delivery_policy: the subscription's retry policy. Default: SNS's.
         :param replay_window: how old a message may be; it must cover the delivery policy's
             whole retry schedule, or SNS's late retries would be refused. Default: 3,900 s.
-        :param memory_size: MB; more memory also gives more CPU for signature checks.
+        :param memory_size: MB (128-10,240); more memory also gives more CPU for signature
+            checks.
             Default: :data:`~constructs_lib.defaults.SNS_ENDPOINT_MEMORY_MB` (512).
         :param log_retention: of the function's log group. Default:
             :data:`~constructs_lib.defaults.LOG_RETENTION` (three months).
         """
         super().__init__(scope, construct_id)
-        if ":" not in handler or handler.startswith(":") or handler.endswith(":"):
-            raise ValueError(f"handler: {handler!r} must look like 'package.module:function'")
+        require_handler_module(handler, Path(handler_code) if handler_code is not None else None)
+        require_range("memory_size", memory_size, *LAMBDA_MEMORY_RANGE_MB)
         policy = delivery_policy or HttpDeliveryPolicy()
         window = replay_window or Duration.seconds(DEFAULT_REPLAY_WINDOW_SECONDS)
         needed = policy.give_up_after_seconds + MAX_CLOCK_SKEW_SECONDS

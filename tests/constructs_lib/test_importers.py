@@ -4,6 +4,7 @@ constructs that consume one, as aws-cdk-lib's constructs take an ``IQueue``."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -129,12 +130,18 @@ def test_an_import_with_a_bad_arn_names_the_prop(
         EndpointQueue.from_queue_arn(sales_stack(), "Q", queue_arn, dead_letter_queue_arn=dlq_arn)
 
 
-def test_an_imported_topic_gets_an_https_endpoint_with_its_own_dlq() -> None:
+def test_an_imported_topic_gets_an_https_endpoint_with_its_own_dlq(partner_handler: Path) -> None:
     stack = Stack(App(), "Partner", env=Environment(account="222222222222", region="us-east-1"))
     topic = DeliveryLoggedTopic.from_topic_arn(stack, "Billed", TOPIC)
     assert isinstance(topic, IDeliveryLoggedTopic)
     assert (topic.topic_name, topic.fifo) == ("OrderBilled", False)
-    SnsHttpsEndpoint(stack, "Webhook", topic=topic, handler="partner.handler:handle")
+    SnsHttpsEndpoint(
+        stack,
+        "Webhook",
+        topic=topic,
+        handler="partner.handler:handle",
+        handler_code=partner_handler,
+    )
     template = Template.from_stack(stack)
     (subscription,) = resources(template, "AWS::SNS::Subscription")
     assert subscription["Properties"]["TopicArn"] == TOPIC

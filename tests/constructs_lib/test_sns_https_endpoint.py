@@ -147,7 +147,7 @@ def test_cdk_nag_accepts_the_endpoint(synthesized: tuple[Template, Path]) -> Non
     assert [r for r in report["pluginReports"] if r.get("violations")] == []
 
 
-def test_a_replay_window_shorter_than_the_retry_schedule_is_refused() -> None:
+def test_a_replay_window_shorter_than_the_retry_schedule_is_refused(partner_handler: Path) -> None:
     stack = Stack(App(), "S")
     topic = DeliveryLoggedTopic(stack, "T", topic_name="T")
     policy = HttpDeliveryPolicy(num_retries=50, min_delay_target=20, max_delay_target=60)
@@ -156,14 +156,40 @@ def test_a_replay_window_shorter_than_the_retry_schedule_is_refused() -> None:
             stack,
             "E",
             topic=topic,
-            handler="a.b:c",
+            handler="partner.handler:handle",
+            handler_code=partner_handler,
             delivery_policy=policy,
             replay_window=Duration.minutes(10),
         )
 
 
-def test_a_malformed_handler_path_is_refused() -> None:
+@pytest.mark.parametrize(
+    ("handler", "message"),
+    [
+        ("handle", "handler: 'handle' is not 'package.module:function'"),
+        ("partner.handlers:handle", r"handler: module 'partner.handlers' is not in handler_code"),
+        ("partner.handler:receive", "handler: .*handler.py defines no 'receive'"),
+        ("other.handler:handle", "handler: module 'other.handler' would not be in the function"),
+    ],
+)
+def test_a_handler_the_function_would_not_find_is_refused(
+    partner_handler: Path, handler: str, message: str
+) -> None:
     stack = Stack(App(), "S")
     topic = DeliveryLoggedTopic(stack, "T", topic_name="T")
-    with pytest.raises(ValueError, match="handler: 'handle' must look like"):
-        SnsHttpsEndpoint(stack, "E", topic=topic, handler="handle")
+    with pytest.raises(ValueError, match=message):
+        SnsHttpsEndpoint(stack, "E", topic=topic, handler=handler, handler_code=partner_handler)
+
+
+def test_a_memory_size_lambda_refuses_is_refused(partner_handler: Path) -> None:
+    stack = Stack(App(), "S")
+    topic = DeliveryLoggedTopic(stack, "T", topic_name="T")
+    with pytest.raises(ValueError, match="memory_size: must be a whole number from 128 to 10240"):
+        SnsHttpsEndpoint(
+            stack,
+            "E",
+            topic=topic,
+            handler="partner.handler:handle",
+            handler_code=partner_handler,
+            memory_size=64,
+        )

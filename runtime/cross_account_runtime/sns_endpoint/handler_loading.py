@@ -19,14 +19,24 @@ if TYPE_CHECKING:
     from cross_account_runtime.sns_endpoint.notification import NotificationHandler
 
 
-def load_notification_handler(path: str) -> NotificationHandler:
-    """Import ``"package.module:function"`` (the function may be ``Class.method``)."""
+def handler_parts(path: str) -> tuple[str, str]:
+    """``"package.module:function"`` as its module and its attribute path, or the reason it
+    is neither (the construct checks a handler at synth with this very rule)."""
     module_name, separator, attribute = path.partition(":")
     if not separator or not module_name or not attribute:
         raise ConfigurationError(
-            f"{ENV_HANDLER}: {path!r} is not 'package.module:function'; name the module, a "
-            "colon, then the function to call with each notification"
+            f"{path!r} is not 'package.module:function'; name the module, a colon, then the "
+            "function to call with each notification"
         )
+    return module_name, attribute
+
+
+def load_notification_handler(path: str) -> NotificationHandler:
+    """Import ``"package.module:function"`` (the function may be ``Class.method``)."""
+    try:
+        module_name, attribute = handler_parts(path)
+    except ConfigurationError as error:
+        raise ConfigurationError(f"{ENV_HANDLER}: {error}") from None
     try:
         target: object = importlib.import_module(module_name)
     except ImportError as error:
