@@ -1,0 +1,298 @@
+"""The constructs used wrongly, as a team new to them would: each mistake is refused at synth
+with a ``TypeError`` or ``ValueError`` whose message starts with the keyword and says what to
+pass, or is understood and does the right thing. Never an ``AttributeError``, never a
+JavaScript stack, never a value silently turned into something else."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aws_cdk import App, Duration, Environment, Stack
+from aws_cdk import aws_kms as kms
+
+from constructs_lib import (
+    CrossAccountRelay,
+    DeliveryLogBucket,
+    DeliveryLoggedTopic,
+    DeliveryLogStream,
+    EndpointQueue,
+    MessageBodyBucket,
+    MessagingAlarms,
+    RelayDirection,
+    RelayRoute,
+    RelayTiming,
+    SnsHttpsEndpoint,
+)
+
+pytestmark = pytest.mark.synth
+
+SALES = "111111111111"
+INGRESS = "arn:aws:sqs:us-east-1:222222222222:Billing-ingress"
+HANDLER = "partner.handler:handle"
+
+
+@dataclass(frozen=True)
+class Refused:
+    """The mistake is refused with ``kind`` and a message matching ``message``."""
+
+    kind: type[Exception]
+    message: str
+
+
+@dataclass(frozen=True)
+class Understood:
+    """The mistake is understood: ``holds`` is true of what the construct built."""
+
+    holds: Callable[[Any], bool]
+
+
+@dataclass(frozen=True)
+class Misuse:
+    name: str
+    build: Callable[[Stack, Path], Any]
+    expected: Refused | Understood
+
+
+def queue(stack: Stack, **keywords: Any) -> EndpointQueue:
+    return EndpointQueue(stack, "Queue", endpoint_name="Billing", **keywords)
+
+
+def shadow(stack: Stack, construct_id: str = "Shadow") -> EndpointQueue:
+    return EndpointQueue(
+        stack,
+        construct_id,
+        endpoint_name="Billing",
+        visibility_timeout=RelayTiming.for_batch(10).visibility_timeout,
+    )
+
+
+def relay(stack: Stack, **keywords: Any) -> CrossAccountRelay:
+    arguments: dict[str, Any] = {
+        "direction": RelayDirection.OUTBOUND,
+        "routes": [RelayRoute(shadow(stack), INGRESS)],
+        "local_endpoints": ["Sales"],
+        **keywords,
+    }
+    return CrossAccountRelay(stack, "Relay", **arguments)
+
+
+def topic(stack: Stack, **keywords: Any) -> DeliveryLoggedTopic:
+    return DeliveryLoggedTopic(stack, "Topic", topic_name="OrderBilled", **keywords)
+
+
+def endpoint(stack: Stack, handler_code: Path, **keywords: Any) -> SnsHttpsEndpoint:
+    arguments: dict[str, Any] = {"handler": HANDLER, "handler_code": handler_code, **keywords}
+    return SnsHttpsEndpoint(stack, "Webhook", topic=topic(stack), **arguments)
+
+
+MISUSES = [
+    Misuse(
+        "an encryption given as its value",
+        lambda s, _: queue(s, encryption="KMS"),
+        Understood(lambda q: isinstance(q.encryption_key, kms.Key)),
+    ),
+    Misuse(
+        "an encryption in the wrong case",
+        lambda s, _: queue(s, encryption="kms"),
+        Refused(ValueError, r"^encryption: str 'kms' is not a member of EndpointQueueEncryption"),
+    ),
+    Misuse(
+        "a direction given as its value",
+        lambda s, _: relay(s, direction="outbound"),
+        Understood(lambda r: '"direction":"outbound"' in r.configuration),
+    ),
+    Misuse(
+        "a direction that is no direction",
+        lambda s, _: relay(s, direction="out"),
+        Refused(ValueError, r"^direction: str 'out' is not a member of RelayDirection"),
+    ),
+    Misuse(
+        "local endpoints given as one string",
+        lambda s, _: relay(s, local_endpoints="Billing"),
+        Refused(TypeError, r"^local_endpoints: expected a list, got the string 'Billing'"),
+    ),
+    Misuse(
+        "a batch size given as text",
+        lambda s, _: relay(s, batch_size="10"),
+        Refused(TypeError, r"^batch_size: expected a whole number, got str '10'"),
+    ),
+    Misuse(
+        "a batch size Lambda refuses",
+        lambda s, _: relay(s, batch_size=10_001),
+        Refused(ValueError, r"^batch_size: must be from 1 to 10000"),
+    ),
+    Misuse(
+        "a route whose source is a queue's name",
+        lambda s, _: relay(s, routes=[RelayRoute("Billing", INGRESS)]),  # type: ignore[arg-type]
+        Refused(TypeError, r"^source: expected"),
+    ),
+    Misuse(
+        "a route whose destination is not a queue ARN",
+        lambda s, _: relay(s, routes=[RelayRoute(shadow(s, "Other"), "Billing-ingress")]),
+        Refused(ValueError, r"^routes: destination_arn of the route reading"),
+    ),
+    Misuse(
+        "a relay source that hides a message for less than the relay may run",
+        lambda s, _: relay(
+            s, routes=[RelayRoute(EndpointQueue(s, "Short", endpoint_name="B"), INGRESS)]
+        ),
+        Refused(ValueError, r"^routes: the source queue S/Short/Queue has a visibility timeout"),
+    ),
+    Misuse(
+        "logged protocols given as values",
+        lambda s, _: topic(s, logged_protocols=["sqs"]),
+        Understood(lambda t: t.topic_name == "OrderBilled"),
+    ),
+    Misuse(
+        "a logged protocol SNS does not log",
+        lambda s, _: topic(s, logged_protocols=["smtp"]),
+        Refused(ValueError, r"^logged_protocols: \[0\]: str 'smtp' is not a member"),
+    ),
+    Misuse(
+        "a delivery policy given as its JSON form",
+        lambda s, _: topic(s).add_url_subscription(
+            "Partner",
+            "https://partner.example.com/sns",
+            delivery_policy={"healthyRetryPolicy": {"numRetries": 5}},  # type: ignore[arg-type]
+        ),
+        Understood(lambda pair: pair[0].node.id == "Partner"),
+    ),
+    Misuse(
+        "a delivery policy SNS refuses",
+        lambda s, _: topic(s).add_url_subscription(
+            "Partner",
+            "https://partner.example.com/sns",
+            delivery_policy={"healthyRetryPolicy": {"numRetries": 500}},  # type: ignore[arg-type]
+        ),
+        Refused(ValueError, r"^delivery_policy: numRetries \(num_retries\): must be from 0"),
+    ),
+    Misuse(
+        "sender accounts given as one string",
+        lambda s, _: queue(s, sender_accounts="222222222222"),
+        Refused(TypeError, r"^sender_accounts: expected a list, got the string"),
+    ),
+    Misuse(
+        "sender accounts added as one list",
+        lambda s, _: queue(s).add_sender_accounts(["222222222222"]),  # type: ignore[arg-type]
+        Refused(TypeError, r"^account_ids: give each as its own argument"),
+    ),
+    Misuse(
+        "a sender account id that is not one",
+        lambda s, _: queue(s, sender_accounts=["2222"]),
+        Refused(ValueError, r"^sender_accounts: account ids are exactly 12 digits"),
+    ),
+    Misuse(
+        "a retention period given as a number of days",
+        lambda s, _: queue(s, retention_period=4),
+        Refused(TypeError, r"^retention_period: expected aws_cdk.Duration, got int 4"),
+    ),
+    Misuse(
+        "a retention period SQS refuses",
+        lambda s, _: queue(s, retention_period=Duration.days(20)),
+        Refused(ValueError, r"^retention_period: aws-cdk-lib refuses it: message retention"),
+    ),
+    Misuse(
+        "a dead-letter retention period SQS refuses",
+        lambda s, _: queue(s, dead_letter_retention_period=Duration.days(15)),
+        Refused(ValueError, r"^dead_letter_retention_period: aws-cdk-lib refuses it"),
+    ),
+    Misuse(
+        "a visibility timeout SQS refuses",
+        lambda s, _: queue(s, visibility_timeout=Duration.hours(13)),
+        Refused(ValueError, r"^visibility_timeout: aws-cdk-lib refuses it: visibility timeout"),
+    ),
+    Misuse(
+        "fewer receives than the endpoint's immediate retries need",
+        lambda s, _: queue(s, immediate_retries=5, max_receive_count=3),
+        Refused(ValueError, r"^max_receive_count: 3 receives end before the endpoint's 5"),
+    ),
+    Misuse(
+        "content-based deduplication on a standard queue",
+        lambda s, _: queue(s, content_based_deduplication=True),
+        Refused(ValueError, r"^content_based_deduplication: only FIFO queues deduplicate"),
+    ),
+    Misuse(
+        "the AWS-managed SQS key",
+        lambda s, _: queue(
+            s, encryption_key=kms.Alias.from_alias_name(s, "AwsSqs", "alias/aws/sqs")
+        ),
+        Refused(ValueError, r"^encryption_key: the AWS-managed key alias/aws/sqs cannot be used"),
+    ),
+    Misuse(
+        "a flag given as text",
+        lambda s, _: queue(s, fifo="true"),
+        Refused(TypeError, r"^fifo: expected True or False, got str 'true'"),
+    ),
+    Misuse(
+        "a misspelt keyword",
+        lambda s, _: EndpointQueue(s, "Queue", endpointname="Billing"),  # type: ignore[call-arg]
+        Refused(
+            TypeError, r"unexpected keyword argument 'endpointname' \(did you mean endpoint_name"
+        ),
+    ),
+    Misuse(
+        "no scope",
+        lambda _s, _: EndpointQueue(None, "Queue", endpoint_name="Billing"),  # type: ignore[arg-type]
+        Refused(TypeError, r"^scope: expected Construct, got NoneType None"),
+    ),
+    Misuse(
+        "a handler path without its function",
+        lambda s, code: endpoint(s, code, handler="partner.handler"),
+        Refused(ValueError, r"^handler: 'partner.handler' is not 'package.module:function'"),
+    ),
+    Misuse(
+        "a handler module missing from handler_code",
+        lambda s, code: endpoint(s, code, handler="partner.handlers:handle"),
+        Refused(ValueError, r"^handler: module 'partner.handlers' is not in handler_code"),
+    ),
+    Misuse(
+        "a memory size Lambda refuses",
+        lambda s, code: endpoint(s, code, memory_size=64),
+        Refused(ValueError, r"^memory_size: must be a whole number from 128 to 10240"),
+    ),
+    Misuse(
+        "a replay window shorter than the delivery policy's retries",
+        lambda s, code: endpoint(s, code, replay_window=Duration.minutes(1)),
+        Refused(ValueError, r"^replay_window: 60 s is shorter than the delivery policy's"),
+    ),
+    Misuse(
+        "a body expiration longer than any message lives",
+        lambda s, _: MessageBodyBucket(s, "Bodies", expiration=Duration.days(30)),
+        Refused(ValueError, r"^expiration"),
+    ),
+    Misuse(
+        "an alarm age given in seconds",
+        lambda s, _: MessagingAlarms(s, "Alarms", max_message_age=900),  # type: ignore[arg-type]
+        Refused(TypeError, r"^max_message_age: expected aws_cdk.Duration, got int 900"),
+    ),
+    Misuse(
+        "source accounts of a log stream given as one string",
+        lambda s, _: DeliveryLogStream(
+            s, "Stream", log_bucket=DeliveryLogBucket(s, "Logs"), source_accounts=SALES
+        ),
+        Refused(TypeError, r"^source_accounts: expected a list, got the string"),
+    ),
+]
+
+
+@pytest.mark.parametrize("misuse", MISUSES, ids=lambda misuse: misuse.name)
+def test_a_misuse_is_refused_naming_the_keyword_or_understood(
+    misuse: Misuse, partner_handler: Path
+) -> None:
+    stack = Stack(App(), "S", env=Environment(account=SALES, region="us-east-1"))
+    expected = misuse.expected
+    if isinstance(expected, Understood):
+        assert expected.holds(misuse.build(stack, partner_handler))
+        return
+    with pytest.raises(expected.kind, match=expected.message) as refusal:
+        misuse.build(stack, partner_handler)
+    assert len(str(refusal.value).splitlines()) == 1, "one line, no JavaScript stack"
+
+
+def test_the_table_holds_at_least_twenty_five_misuses() -> None:
+    assert len(MISUSES) >= 25
+    assert len({misuse.name for misuse in MISUSES}) == len(MISUSES)
