@@ -7,38 +7,25 @@ assembly holds something the report cannot read with certainty.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from stacks.checks.access_report.assembly import AccessReportError
 from stacks.checks.access_report.markdown import to_markdown
 from stacks.checks.access_report.report import build_report
+from stacks.checks.report_cli import assembly_parser, write_report
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Write the access report of a cloud assembly as JSON and Markdown."""
-    parser = argparse.ArgumentParser(
-        prog="python -m stacks.checks.access_report",
-        description=__doc__.splitlines()[0] if __doc__ else None,
-    )
-    parser.add_argument("assembly", help="the cloud assembly directory (cdk.out)")
-    parser.add_argument("--json", type=Path, help="write the JSON report here")
-    parser.add_argument("--markdown", type=Path, help="write the Markdown report here")
-    args = parser.parse_args(argv)
+    args = assembly_parser("stacks.checks.access_report", __doc__).parse_args(argv)
     try:
         report = build_report(args.assembly)
     except AccessReportError as error:
         print(f"access report: {error}", file=sys.stderr)
         return 2
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    if args.markdown:
-        args.markdown.write_text(to_markdown(report), encoding="utf-8")
-    if not args.json and not args.markdown:
-        print(to_markdown(report))
+    write_report(args, json.dumps(report, indent=2), to_markdown(report))
     return 0
 
 

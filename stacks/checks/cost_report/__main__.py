@@ -9,27 +9,20 @@ assembly.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from stacks.checks.cost_report import usage
 from stacks.checks.cost_report.markdown import to_markdown
 from stacks.checks.cost_report.report import build_cost_report
 from stacks.checks.quotas.assembly import QuotaGateError
+from stacks.checks.report_cli import assembly_parser, write_report
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Write the cost report of a cloud assembly as JSON and Markdown."""
-    parser = argparse.ArgumentParser(
-        prog="python -m stacks.checks.cost_report",
-        description=__doc__.splitlines()[0] if __doc__ else None,
-    )
-    parser.add_argument("assembly", help="the cloud assembly directory (cdk.out)")
-    parser.add_argument("--json", type=Path, help="write the JSON report here")
-    parser.add_argument("--markdown", type=Path, help="write the Markdown report here")
+    parser = assembly_parser("stacks.checks.cost_report", __doc__)
     parser.add_argument("--messages", type=int, default=1_000_000)
     parser.add_argument("--message-bytes", type=int, default=usage.MESSAGE_BYTES)
     parser.add_argument("--over-days", type=float, default=usage.SPREAD_DAYS)
@@ -44,12 +37,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except QuotaGateError as error:
         print(f"cost report: {error}", file=sys.stderr)
         return 2
-    if args.json:
-        args.json.write_text(json.dumps(report.as_json(), indent=2) + "\n", encoding="utf-8")
-    if args.markdown:
-        args.markdown.write_text(to_markdown(report), encoding="utf-8")
-    if not args.json and not args.markdown:
-        print(to_markdown(report))
+    write_report(args, json.dumps(report.as_json(), indent=2), to_markdown(report))
     return 0
 
 

@@ -7,21 +7,16 @@ when the directory is no cloud assembly.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
 
 from stacks.checks.quotas import QuotaGateError, largest_uses, measure_assembly, usage_line
+from stacks.checks.report_cli import assembly_parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Print the largest use of each quota; report the crossed ones."""
-    parser = argparse.ArgumentParser(
-        prog="python -m stacks.checks.quotas",
-        description=__doc__.splitlines()[0] if __doc__ else None,
-    )
-    parser.add_argument("assembly", help="the cloud assembly directory (cdk.out)")
-    args = parser.parse_args(argv)
+    args = assembly_parser("stacks.checks.quotas", __doc__, outputs=False).parse_args(argv)
     try:
         measurements = measure_assembly(args.assembly)
     except QuotaGateError as error:
