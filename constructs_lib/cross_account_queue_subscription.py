@@ -13,11 +13,11 @@ from constructs import Construct
 
 from constructs_lib._private.subscriptions import (
     EndpointQueueSubscription,
-    FilterPolicyScope,
     set_filter_policy,
     subscription_dead_letter_queue,
 )
 from constructs_lib.endpoint_queue import EndpointQueue, IEndpointQueue
+from constructs_lib.filter_policy import FilterPolicyScope
 from constructs_lib.queue_naming import subscription_dead_letter_queue_name
 
 

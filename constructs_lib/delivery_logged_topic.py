@@ -26,13 +26,13 @@ from constructs_lib._private.acknowledgments import acknowledge
 from constructs_lib._private.grants import Grantees, PolicyGrants, grant_with_key
 from constructs_lib._private.subscriptions import (
     EndpointQueueSubscription,
-    FilterPolicyScope,
     set_filter_policy,
     subscription_dead_letter_queue,
     url_subscription,
 )
 from constructs_lib.defaults import LOG_RETENTION, SUCCESS_SAMPLE_RATE
 from constructs_lib.endpoint_queue import EndpointQueue, IEndpointQueue
+from constructs_lib.filter_policy import FilterPolicyScope
 from constructs_lib.queue_naming import subscription_dead_letter_queue_name
 from constructs_lib.validation import (
     require_account_ids,

@@ -23,8 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from constructs_lib import FilterPolicyScope
 from constructs_lib.defaults import SUCCESS_SAMPLE_RATE
+from constructs_lib.filter_policy import FilterPolicyScope, filter_policy_problems
 from constructs_lib.validation import ORGANIZATION_ID
 from cross_account_runtime.delivery_policy.policy import DeliveryPolicyError, HttpDeliveryPolicy
 from cross_account_runtime.nservicebus.topic_name import (
@@ -33,7 +33,6 @@ from cross_account_runtime.nservicebus.topic_name import (
     sns_topic_name,
 )
 from stacks.topology.field_checker import FieldChecker
-from stacks.topology.filter_policy import filter_policy_problems
 
 TOPIC_NAME = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
 LAMBDA_ARN = re.compile(
@@ -44,7 +43,6 @@ HOST_LABEL = re.compile(r"^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$")
 HTTPS_URL = re.compile(r"^https://[^/\s:@]+(:\d{1,5})?(/\S*)?$")
 SUBSCRIPTION_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9]{0,63}$")
 PROTOCOLS = ("sqs", "https", "lambda")
-MAX_FILTER_POLICY_BYTES = 256 * 1024
 EVENT_METADATA = "NServiceBusEvent"
 """The topic resource's metadata the stacks write for an event topic, for the access report:
 ``EventType``, ``Publishers`` and ``MessageDrivenSubscribers`` (queue ARNs), which no policy
@@ -422,15 +420,16 @@ def _parse_subscriptions(
 def _filter_policy(
     check: FieldChecker, raw: Any, path: str, scope: FilterPolicyScope
 ) -> Mapping[str, Any] | None:
-    """The subscription's filter policy if SNS would accept it (see :mod:`.filter_policy`)."""
+    """The subscription's filter policy if SNS would accept it (the constructs' rules:
+    :mod:`constructs_lib.filter_policy`)."""
     if raw is None:
         return None
     obj = check.obj(raw, path)
     if obj is None:
         return None
-    problems = filter_policy_problems(obj, scope, path)
+    problems = filter_policy_problems(obj, scope)
     for field_path, rule in problems:
-        check.fail(field_path, rule)
+        check.fail(path + field_path, rule)
     return None if problems else dict(obj)
 
 
