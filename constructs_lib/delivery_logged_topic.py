@@ -38,6 +38,7 @@ from constructs_lib.validation import (
     require_account_ids,
     require_organization_ids,
     require_range,
+    require_topic_arn,
 )
 from cross_account_runtime.delivery_policy.policy import HttpDeliveryPolicy
 
@@ -584,14 +585,12 @@ class _ImportedTopic(_TopicBase):
         encryption_key_arn: str | None,
     ) -> None:
         super().__init__(scope, construct_id)
-        parts = topic_arn.split(":") if not Token.is_unresolved(topic_arn) else []
-        if len(parts) != 6 or parts[2] != "sns" or not parts[5]:
+        if Token.is_unresolved(topic_arn):
             raise ValueError(
-                f"topic_arn: {topic_arn!r} is not an SNS topic ARN given as a string; write "
-                "arn:<partition>:sns:<region>:<account id>:<topic name>"
+                "topic_arn: give the topic's ARN as a string; a token cannot say the topic's "
+                "name or whether it is FIFO"
             )
-        require_account_ids("topic_arn (account)", [parts[4]])
-        self.topic_name = parts[5]
+        self.topic_name = require_topic_arn("topic_arn", topic_arn).split(":")[5]
         self.fifo = self.topic_name.endswith(".fifo")
         self.topic = sns.Topic.from_topic_arn(self, "Topic", topic_arn)
         self.encryption_key: kms.IKey | None = (

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from aws_cdk import CfnOutput, Duration, RemovalPolicy
+from aws_cdk import CfnOutput, Duration, RemovalPolicy, Token
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
@@ -21,6 +21,7 @@ from constructs_lib._private.lambda_assets import dependencies_layer, runtime_co
 from constructs_lib._private.lambda_function import role_with_own_logs, runtime_function
 from constructs_lib.defaults import LOG_RETENTION, SNS_ENDPOINT_MEMORY_MB
 from constructs_lib.delivery_logged_topic import IDeliveryLoggedTopic
+from constructs_lib.validation import require_topic_arn
 from cross_account_runtime.common.json_log import ENV_SERVICE_NAME
 from cross_account_runtime.delivery_policy.policy import (
     DELIVERY_TIMEOUT_SECONDS,
@@ -65,7 +66,9 @@ class SnsHttpsEndpoint(Construct):
         :param handler: your function, ``package.module:function``, called once per message.
         :param handler_code: the folder of your handler's package, bundled with the runtime.
             Default: none (the handler is importable from the runtime package itself).
-        :param allowed_topic_arns: topics the endpoint accepts. Default: the subscribed topic.
+        :param allowed_topic_arns: topics the endpoint accepts, each one exact topic ARN (no
+            wildcards: the runtime would refuse its configuration and answer every delivery
+            500). Default: the subscribed topic.
         :param delivery_policy: the subscription's retry policy. Default: SNS's.
         :param replay_window: how old a message may be; it must cover the delivery policy's
             whole retry schedule, or SNS's late retries would be refused. Default: 3,900 s.
@@ -77,6 +80,9 @@ class SnsHttpsEndpoint(Construct):
         super().__init__(scope, construct_id)
         if ":" not in handler or handler.startswith(":") or handler.endswith(":"):
             raise ValueError(f"handler: {handler!r} must look like 'package.module:function'")
+        for arn in allowed_topic_arns or ():
+            if not Token.is_unresolved(arn):
+                require_topic_arn("allowed_topic_arns", arn)
         policy = delivery_policy or HttpDeliveryPolicy()
         window = replay_window or Duration.seconds(DEFAULT_REPLAY_WINDOW_SECONDS)
         needed = policy.give_up_after_seconds + MAX_CLOCK_SKEW_SECONDS

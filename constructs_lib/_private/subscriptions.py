@@ -25,6 +25,7 @@ from constructs_lib._private.secure_queue import secure_queue
 from constructs_lib.defaults import DEAD_LETTER_RETENTION
 from constructs_lib.endpoint_queue import EndpointQueue
 from constructs_lib.filter_policy import FilterPolicyScope, check_filter_policy
+from constructs_lib.validation import require_https_url
 from cross_account_runtime.delivery_policy.policy import HttpDeliveryPolicy
 
 SUBSCRIPTION_DLQ_REASON = (
@@ -68,11 +69,12 @@ def url_subscription(
     the dead-letter queue ``dead_letter_queue()`` gives, created once the URL is accepted.
 
     Plain ``http://`` is refused: the subscriber must see SNS's TLS certificate, and the
-    message would cross the internet in clear. A token (a function URL of this app) is HTTPS
-    by construction.
+    message would cross the internet in clear; so is what SNS would refuse
+    (:func:`~constructs_lib.validation.https_url_problem`). A token (a function URL of this
+    app) is HTTPS by construction.
     """
-    if not Token.is_unresolved(url) and not url.startswith("https://"):
-        raise ValueError(f"url: {url!r} must be an https:// URL")
+    if not Token.is_unresolved(url):
+        require_https_url("url", url)
     if fifo:
         raise ValueError("url: FIFO topics deliver only to SQS queues")
     dlq = dead_letter_queue()

@@ -16,16 +16,14 @@ an anchor topic of the event's name (:attr:`Topic.anchor`).
 
 from __future__ import annotations
 
-import ipaddress
 import re
-import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from constructs_lib.defaults import SUCCESS_SAMPLE_RATE
 from constructs_lib.filter_policy import FilterPolicyScope, filter_policy_problems
-from constructs_lib.validation import ORGANIZATION_ID
+from constructs_lib.validation import ORGANIZATION_ID, https_url_problem
 from cross_account_runtime.delivery_policy.policy import DeliveryPolicyError, HttpDeliveryPolicy
 from cross_account_runtime.nservicebus.topic_name import (
     TopicNameError,
@@ -38,9 +36,6 @@ TOPIC_NAME = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
 LAMBDA_ARN = re.compile(
     r"^arn:aws(-cn|-us-gov)?:lambda:[a-z0-9-]+:(?P<account>\d{12}):function:[A-Za-z0-9_-]{1,64}(:[A-Za-z0-9$_-]+)?$"
 )
-MAX_PORT = 65_535
-HOST_LABEL = re.compile(r"^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$")
-HTTPS_URL = re.compile(r"^https://[^/\s:@]+(:\d{1,5})?(/\S*)?$")
 SUBSCRIPTION_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9]{0,63}$")
 PROTOCOLS = ("sqs", "https", "lambda")
 EVENT_METADATA = "NServiceBusEvent"
@@ -474,14 +469,8 @@ def _https(
     url = scope.check.string(obj, "url", path)
     if url is None:
         return None
-    if not HTTPS_URL.match(url):
-        scope.check.fail(
-            f"{path}.url",
-            f"{url!r} must be an https:// URL with a host (plain http sends messages in clear)",
-        )
-        return None
-    problem = _url_problem(url)
-    if problem:
+    problem = https_url_problem(url)
+    if problem is not None:
         scope.check.fail(f"{path}.url", problem)
         return None
     policy: HttpDeliveryPolicy | None = None
@@ -495,31 +484,6 @@ def _https(
             scope.check.fail(f"{path}.deliveryPolicy", str(error))
             return None
     return replace(base, url=url, delivery_policy=policy)
-
-
-def _url_problem(url: str) -> str | None:
-    """What SNS would refuse in an https URL the pattern admits: a port outside 1-65535, a
-    host that is no DNS name or IP address."""
-    parts = urllib.parse.urlsplit(url)
-    try:
-        port = parts.port
-    except ValueError:
-        port = -1
-    if port is not None and not 1 <= port <= MAX_PORT:
-        return f"{url!r}: the port must be from 1 to {MAX_PORT}"
-    host = parts.hostname or ""
-    labels = host.split(".")
-    if not all(HOST_LABEL.match(label) for label in labels) and not _is_ip(host):
-        return f"{url!r}: {host!r} is not a host name (letters, digits and '-' between dots)"
-    return None
-
-
-def _is_ip(host: str) -> bool:
-    try:
-        ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return True
 
 
 def _lambda(
