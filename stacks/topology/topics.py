@@ -23,13 +23,9 @@ from typing import Any
 
 from constructs_lib.defaults import SUCCESS_SAMPLE_RATE
 from constructs_lib.filter_policy import FilterPolicyScope, filter_policy_problems
+from constructs_lib.topic_naming import TopicNameError, event_topic_name
 from constructs_lib.validation import ORGANIZATION_ID, https_url_problem
 from cross_account_runtime.delivery_policy.policy import DeliveryPolicyError, HttpDeliveryPolicy
-from cross_account_runtime.nservicebus.topic_name import (
-    TopicNameError,
-    check_sns_topic_name,
-    sns_topic_name,
-)
 from stacks.topology.field_checker import FieldChecker
 
 TOPIC_NAME = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
@@ -238,7 +234,7 @@ def _event_topic_name(
 ) -> str | None:
     """The name the transport gives the event's topic; ``name``, if given, must be it."""
     try:
-        derived = check_sns_topic_name(sns_topic_name(event_type, prefix))
+        derived = event_topic_name(event_type, prefix)
     except TopicNameError as error:
         check.fail(f"{path}.eventType", str(error))
         return None

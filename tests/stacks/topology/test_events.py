@@ -69,6 +69,24 @@ def test_event_types_sns_cannot_name_are_refused(
     assert rule in message
 
 
+@pytest.mark.parametrize(
+    ("event_type", "rule"),
+    [
+        ("Envelope<OrderBilled>", "written as C# writes a generic type"),
+        ("MyCompany.Messages.OrderBilled[]", "an array is never an event's type"),
+        ("MyCompany.Messages.Order Billed", "no spaces"),
+    ],
+)
+def test_event_types_the_clr_never_writes_are_refused_saying_what_to_write(
+    events: dict[str, Any], event_type: str, rule: str
+) -> None:
+    events["topics"][0]["eventType"] = event_type
+    [(path, message)] = problems_of(events)
+    assert path == "topology.topics[0].eventType"
+    assert rule in message
+    assert "typeof(T).FullName" in message
+
+
 def test_a_publisher_in_another_account_is_refused(events: dict[str, Any]) -> None:
     events["topics"][0]["publishers"] = ["Billing", "Shipping"]
     [(path, rule)] = problems_of(events)
