@@ -57,6 +57,7 @@ from cross_account_runtime.nservicebus.transport_address import (
     FIFO_SUFFIX,
     AddressError,
     QueueArn,
+    dead_letter_queue_problem,
     parse_queue_arn,
 )
 
@@ -527,18 +528,9 @@ class _ImportedEndpointQueue(Construct):
         queue = _parsed("queue_arn", queue_arn)
         dead_letter = _parsed("dead_letter_queue_arn", dead_letter_queue_arn)
         self.fifo = queue.name.endswith(FIFO_SUFFIX)
-        if dead_letter.name.endswith(FIFO_SUFFIX) != self.fifo:
-            raise ValueError(
-                f"dead_letter_queue_arn: {dead_letter_queue_arn!r} must be a "
-                f"{'FIFO' if self.fifo else 'standard'} queue like {queue_arn!r}; SQS redrives "
-                "only to a queue of the same kind"
-            )
-        if (dead_letter.account, dead_letter.region) != (queue.account, queue.region):
-            raise ValueError(
-                f"dead_letter_queue_arn: {dead_letter_queue_arn!r} must be in the queue's "
-                f"account ({queue.account}) and region ({queue.region}); give the queue's own "
-                "redrive dead-letter queue"
-            )
+        problem = dead_letter_queue_problem(queue, dead_letter)
+        if problem is not None:
+            raise ValueError(f"dead_letter_queue_arn: {problem}")
         self.encryption_key: kms.IKey | None = (
             kms.Key.from_key_arn(self, "Key", encryption_key_arn) if encryption_key_arn else None
         )
