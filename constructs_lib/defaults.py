@@ -24,7 +24,31 @@ message to the dead-letter queue: an endpoint that crashes or is scaled in mid-p
 spends a receive without retrying. A message that always fails so reaches the error queue (and
 ServiceControl) first; the dead-letter queue stays the backstop for what an endpoint cannot
 even receive."""
-MAX_RECEIVE_COUNT = IMMEDIATE_RETRIES + 1 + RECEIVE_MARGIN
+
+
+def default_max_receive_count(immediate_retries: int) -> int:
+    """Receives before SQS moves a message to the dead-letter queue of an endpoint with
+    ``immediate_retries``: the receives its retries need and :data:`RECEIVE_MARGIN`."""
+    return immediate_retries + 1 + RECEIVE_MARGIN
+
+
+def max_receive_count_problem(max_receive_count: int, immediate_retries: int) -> str | None:
+    """Why ``max_receive_count`` cannot serve an endpoint with ``immediate_retries``, or None:
+    each immediate retry is another receive (:data:`IMMEDIATE_RETRIES`), so fewer than
+    ``immediate_retries + 1`` receives let SQS take a failing message away from NServiceBus."""
+    needed = immediate_retries + 1
+    if max_receive_count >= needed:
+        return None
+    return (
+        f"{max_receive_count} receives end before the endpoint's {immediate_retries} immediate "
+        f"retries do ({needed} receives): SQS would move a failing message to the dead-letter "
+        "queue, and NServiceBus would never send it to its error queue; allow at least "
+        f"{needed} receives (the default is {default_max_receive_count(immediate_retries)}) "
+        "or fewer immediate retries"
+    )
+
+
+MAX_RECEIVE_COUNT = default_max_receive_count(IMMEDIATE_RETRIES)
 """Receives before SQS moves a message to the endpoint queue's dead-letter queue, with
 NServiceBus's default immediate retries."""
 MAX_RECEIVE_COUNT_RANGE = (1, 1000)

@@ -34,8 +34,9 @@ from constructs_lib.defaults import (
     IMMEDIATE_RETRIES,
     MAX_RECEIVE_COUNT_RANGE,
     QUEUE_RETENTION,
-    RECEIVE_MARGIN,
     SQS_DEFAULT_VISIBILITY_TIMEOUT,
+    default_max_receive_count,
+    max_receive_count_problem,
 )
 from constructs_lib.messaging_key import MessagingKey
 from constructs_lib.queue_naming import (
@@ -211,18 +212,12 @@ class EndpointQueue(Construct):
         """
         super().__init__(scope, construct_id)
         require_range("immediate_retries", immediate_retries, 0, MAX_RECEIVE_COUNT_RANGE[1] - 1)
-        receives_needed = immediate_retries + 1
         if max_receive_count is None:
-            max_receive_count = receives_needed + RECEIVE_MARGIN
+            max_receive_count = default_max_receive_count(immediate_retries)
         require_range("max_receive_count", max_receive_count, *MAX_RECEIVE_COUNT_RANGE)
-        if max_receive_count < receives_needed:
-            raise ValueError(
-                f"max_receive_count: {max_receive_count} receives end before the endpoint's "
-                f"{immediate_retries} immediate retries do ({receives_needed} receives), so SQS "
-                "would move a failing message to the dead-letter queue instead of NServiceBus "
-                f"to its error queue; set it to at least {receives_needed} or lower "
-                "immediate_retries"
-            )
+        problem = max_receive_count_problem(max_receive_count, immediate_retries)
+        if problem is not None:
+            raise ValueError(f"max_receive_count: {problem}")
         require_account_ids("sender_accounts", sender_accounts)
         require_organization_ids("sender_organization_ids", sender_organization_ids)
         if content_based_deduplication and not fifo:

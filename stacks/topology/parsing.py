@@ -20,8 +20,9 @@ from constructs_lib.defaults import (
     MAX_MESSAGE_AGE_RANGE_SECONDS,
     MAX_MESSAGE_AGE_SECONDS,
     MAX_RECEIVE_COUNT_RANGE,
-    RECEIVE_MARGIN,
     WRAP_OUTGOING_MESSAGES,
+    default_max_receive_count,
+    max_receive_count_problem,
 )
 from constructs_lib.queue_naming import (
     QueueNameError,
@@ -252,18 +253,13 @@ def _parse_queue(
         obj,
         "maxReceiveCount",
         path,
-        default=retries + 1 + RECEIVE_MARGIN,
+        default=default_max_receive_count(retries),
         low=MAX_RECEIVE_COUNT_RANGE[0],
         high=MAX_RECEIVE_COUNT_RANGE[1],
     )
-    if max_receive < retries + 1:
-        check.fail(
-            f"{path}.maxReceiveCount",
-            f"{max_receive} receives end before the endpoint's {retries} immediate retries do "
-            f"({retries + 1} receives): SQS would move a failing message to the dead-letter "
-            "queue, and NServiceBus would never send it to the error queue; set it to at least "
-            f"{retries + 1} (or leave it out for {retries + 1 + RECEIVE_MARGIN})",
-        )
+    problem = max_receive_count_problem(max_receive, retries)
+    if problem is not None:
+        check.fail(f"{path}.maxReceiveCount", problem)
     if name is not None and not NAME.match(name):
         check.fail(
             f"{path}.name",
