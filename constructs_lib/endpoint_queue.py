@@ -202,7 +202,9 @@ class EndpointQueue(Construct):
         :param retention_period: how long messages are kept. Default:
             :data:`~constructs_lib.defaults.QUEUE_RETENTION` (4 days, NServiceBus's default
             time to be received).
-        :param dead_letter_retention_period: how long the DLQ keeps messages. Default:
+        :param dead_letter_retention_period: how long the DLQ keeps messages; for a standard
+            queue at least ``retention_period`` (SQS counts a message's age from its first
+            enqueue, also in the DLQ). Default:
             :data:`~constructs_lib.defaults.DEAD_LETTER_RETENTION` (14 days, SQS's maximum).
         :param visibility_timeout: how long a received message stays invisible (a relay
             reading the queue needs at least what ``RelayTiming`` says for its batch size).
@@ -226,6 +228,9 @@ class EndpointQueue(Construct):
             )
         if organization_id is not None:
             require_organization_ids("organization_id", [organization_id])
+        _refuse_short_dead_letter_retention(
+            retention_period, dead_letter_retention_period, fifo=fifo
+        )
         for field, given in (("encryption_key", encryption_key), ("shared_key", shared_key)):
             if encryption is EndpointQueueEncryption.SQS_MANAGED and given is not None:
                 raise ValueError(
@@ -561,6 +566,26 @@ def _parsed(field: str, arn: str) -> QueueArn:
         return parse_queue_arn(arn)
     except AddressError as error:
         raise ValueError(f"{field}: {error}") from None
+
+
+def _refuse_short_dead_letter_retention(
+    retention: Duration, dead_letter_retention: Duration, *, fifo: bool
+) -> None:
+    """A standard queue's dead-letter queue keeps messages at least as long as the queue: "For
+    standard queues, the expiration of a message is always based on its original enqueue
+    timestamp. When a message is moved to a dead-letter queue, the enqueue timestamp is
+    unchanged" (SQS Developer Guide, "Setting-up dead-letter queue retention"), so a shorter
+    dead-letter queue deletes a message redriven late before anyone can look at it. A FIFO
+    queue's redrive resets the timestamp, so its dead-letter queue may be shorter."""
+    if fifo or dead_letter_retention.to_seconds() >= retention.to_seconds():
+        return
+    raise ValueError(
+        f"dead_letter_retention_period: {dead_letter_retention.to_human_string()} is shorter "
+        f"than retention_period ({retention.to_human_string()}); SQS counts a standard queue's "
+        "message's age from its first enqueue, in the dead-letter queue too, so a message "
+        "redriven late would be deleted from it early. Keep the dead-letter queue at least "
+        "as long as the queue"
+    )
 
 
 def _refuse_aws_managed_key(key: kms.IKey | None) -> None:

@@ -254,6 +254,47 @@ def test_props_tune_retention_visibility_and_removal() -> None:
     assert queue_named(template, "Tuned-dlq")["Properties"]["MessageRetentionPeriod"] == 10 * 86400
 
 
+def test_a_standard_queues_dlq_keeps_messages_at_least_as_long_as_the_queue() -> None:
+    # SQS counts a standard queue's message's age from its first enqueue, in the DLQ too.
+    with pytest.raises(
+        ValueError,
+        match=r"^dead_letter_retention_period: 3 days is shorter than retention_period \(7 days\)",
+    ):
+        synth(
+            lambda s: EndpointQueue(
+                s,
+                "Q",
+                endpoint_name="Short",
+                retention_period=Duration.days(7),
+                dead_letter_retention_period=Duration.days(3),
+            )
+        )
+    synth(
+        lambda s: EndpointQueue(
+            s,
+            "Q",
+            endpoint_name="Even",
+            retention_period=Duration.days(14),
+            dead_letter_retention_period=Duration.days(14),
+        )
+    )
+
+
+def test_a_fifo_queues_dlq_may_be_shorter_since_its_redrive_restarts_the_clock() -> None:
+    template = synth(
+        lambda s: EndpointQueue(
+            s,
+            "Q",
+            endpoint_name="Ordered",
+            fifo=True,
+            retention_period=Duration.days(7),
+            dead_letter_retention_period=Duration.days(3),
+        )
+    )
+    dlq = queue_named(template, "Ordered-dlq.fifo")
+    assert dlq["Properties"]["MessageRetentionPeriod"] == 3 * 86400
+
+
 def test_grants_follow_aws_sqs_queue() -> None:
     def build(stack: Stack) -> None:
         queue = EndpointQueue(stack, "Q", endpoint_name="Granted")
