@@ -19,7 +19,11 @@ from constructs import Construct
 
 from constructs_lib._private.lambda_assets import dependencies_layer, runtime_code
 from constructs_lib._private.lambda_function import role_with_own_logs, runtime_function
-from constructs_lib.defaults import LOG_RETENTION, SNS_ENDPOINT_MEMORY_MB
+from constructs_lib.defaults import (
+    LOG_RETENTION,
+    SNS_ENDPOINT_MEMORY_MB,
+    SNS_ENDPOINT_REPLAY_WINDOW,
+)
 from constructs_lib.delivery_logged_topic import IDeliveryLoggedTopic
 from constructs_lib.validation import require_topic_arn
 from cross_account_runtime.common.json_log import ENV_SERVICE_NAME
@@ -28,7 +32,6 @@ from cross_account_runtime.delivery_policy.policy import (
     HttpDeliveryPolicy,
 )
 from cross_account_runtime.sns_endpoint.config import (
-    DEFAULT_REPLAY_WINDOW_SECONDS,
     ENV_ALLOWED_TOPIC_ARNS,
     ENV_DEDUPE_TABLE,
     ENV_HANDLER,
@@ -71,7 +74,8 @@ class SnsHttpsEndpoint(Construct):
             500). Default: the subscribed topic.
         :param delivery_policy: the subscription's retry policy. Default: SNS's.
         :param replay_window: how old a message may be; it must cover the delivery policy's
-            whole retry schedule, or SNS's late retries would be refused. Default: 3,900 s.
+            whole retry schedule, or SNS's late retries would be refused. Default:
+            :data:`~constructs_lib.defaults.SNS_ENDPOINT_REPLAY_WINDOW` (3,900 s).
         :param memory_size: MB; more memory also gives more CPU for signature checks.
             Default: :data:`~constructs_lib.defaults.SNS_ENDPOINT_MEMORY_MB` (512).
         :param log_retention: of the function's log group. Default:
@@ -84,7 +88,7 @@ class SnsHttpsEndpoint(Construct):
             if not Token.is_unresolved(arn):
                 require_topic_arn("allowed_topic_arns", arn)
         policy = delivery_policy or HttpDeliveryPolicy()
-        window = replay_window or Duration.seconds(DEFAULT_REPLAY_WINDOW_SECONDS)
+        window = replay_window or SNS_ENDPOINT_REPLAY_WINDOW
         needed = policy.give_up_after_seconds + MAX_CLOCK_SKEW_SECONDS
         if window.to_seconds() < needed:
             raise ValueError(
