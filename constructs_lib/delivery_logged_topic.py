@@ -34,6 +34,7 @@ from constructs_lib.defaults import LOG_RETENTION, SUCCESS_SAMPLE_RATE
 from constructs_lib.endpoint_queue import EndpointQueue, IEndpointQueue
 from constructs_lib.filter_policy import FilterPolicyScope
 from constructs_lib.queue_naming import subscription_dead_letter_queue_name
+from constructs_lib.topic_naming import topic_name_problem
 from constructs_lib.validation import (
     require_account_ids,
     require_organization_ids,
@@ -249,6 +250,11 @@ class DeliveryLoggedTopic(_TopicBase):
             raise ValueError(
                 f"topic_name: {topic_name!r} ends with '.fifo' but fifo is False; set fifo=True"
             )
+        problem = (
+            None if Token.is_unresolved(topic_name) else topic_name_problem(topic_name, fifo=fifo)
+        )
+        if problem is not None:
+            raise ValueError(f"topic_name: {problem}")
 
         stack = Stack.of(self)
         self.topic_name = topic_name

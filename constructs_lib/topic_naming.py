@@ -22,12 +22,18 @@ from __future__ import annotations
 from typing import Final, NoReturn
 
 from cross_account_runtime.nservicebus.topic_name import (
+    MAX_TOPIC_NAME_LENGTH,
     TopicNameError,
     check_sns_topic_name,
     sns_topic_name,
 )
 
-__all__ = ["TopicNameError", "check_event_type", "event_topic_name"]
+__all__ = ["TopicNameError", "check_event_type", "event_topic_name", "topic_name_problem"]
+
+FIFO_SUFFIX: Final = ".fifo"
+_TOPIC_NAME_CHARACTERS: Final = frozenset(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+)
 
 FULL_NAME_EXAMPLE: Final = "MyCompany.Messages.OrderBilled"
 GENERIC_FULL_NAME_EXAMPLE: Final = (
@@ -63,6 +69,23 @@ _HOW: Final = (
     f"{FULL_NAME_EXAMPLE!r} (a nested type 'MyCompany.Messages.Outer+OrderBilled', a generic "
     f"one {GENERIC_FULL_NAME_EXAMPLE!r})"
 )
+
+
+def topic_name_problem(topic_name: str, *, fifo: bool) -> str | None:
+    """What SNS refuses in a topic's name, or None: 1 to 256 ASCII letters, digits, ``-`` or
+    ``_``, a FIFO topic's ``.fifo`` included in the 256 (SNS developer guide, "Creating an
+    Amazon SNS topic")."""
+    base = topic_name.removesuffix(FIFO_SUFFIX) if fifo else topic_name
+    if (
+        not base
+        or len(topic_name) > MAX_TOPIC_NAME_LENGTH
+        or not set(base) <= _TOPIC_NAME_CHARACTERS
+    ):
+        return (
+            f"{topic_name!r}: SNS topic names use 1 to {MAX_TOPIC_NAME_LENGTH} ASCII letters, "
+            "digits, '-' or '_'" + (", '.fifo' included" if fifo else "")
+        )
+    return None
 
 
 def event_topic_name(event_type: str, topic_name_prefix: str = "") -> str:

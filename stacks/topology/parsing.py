@@ -31,6 +31,7 @@ from constructs_lib.queue_naming import (
     validate_queue_name,
     validate_queue_name_prefix,
 )
+from constructs_lib.topic_naming import topic_name_problem
 from constructs_lib.validation import ACCOUNT_ID, ORGANIZATION_ID
 from cross_account_runtime.common.json_document import (
     WHOLE_DOCUMENT,
@@ -55,7 +56,7 @@ from stacks.topology.model import (
 from stacks.topology.regions import region_problem
 from stacks.topology.stack_ids import stack_id_clashes
 from stacks.topology.stack_order import SubscriptionCycleError, stack_order
-from stacks.topology.topics import TOPIC_NAME, Topic, check_organization, parse_topics
+from stacks.topology.topics import Topic, check_organization, parse_topics
 
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9._-]{0,63}$")
 ACCOUNT_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9-]{0,38}$")
@@ -162,10 +163,9 @@ def _parse_alarms(check: FieldChecker, raw: Any) -> AlarmSettings:
         return AlarmSettings()
     check.unknown_keys(obj, _ALARM_KEYS, "topology.alarms")
     topic_name = check.string(obj, "topicName", "topology.alarms", required=False)
-    if topic_name is not None and not TOPIC_NAME.match(topic_name):
-        check.fail(
-            "topology.alarms.topicName", "SNS topic names use 1-256 letters, digits, '-' or '_'"
-        )
+    problem = None if topic_name is None else topic_name_problem(topic_name, fifo=False)
+    if problem is not None:
+        check.fail("topology.alarms.topicName", problem)
     age = check.integer(
         obj,
         "maxMessageAgeSeconds",

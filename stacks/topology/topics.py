@@ -23,12 +23,11 @@ from typing import Any
 
 from constructs_lib.defaults import SUCCESS_SAMPLE_RATE
 from constructs_lib.filter_policy import FilterPolicyScope, filter_policy_problems
-from constructs_lib.topic_naming import TopicNameError, event_topic_name
+from constructs_lib.topic_naming import TopicNameError, event_topic_name, topic_name_problem
 from constructs_lib.validation import ORGANIZATION_ID, https_url_problem
 from cross_account_runtime.delivery_policy.policy import DeliveryPolicyError, HttpDeliveryPolicy
 from stacks.topology.field_checker import FieldChecker
 
-TOPIC_NAME = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
 LAMBDA_ARN = re.compile(
     r"^arn:aws(-cn|-us-gov)?:lambda:[a-z0-9-]+:(?P<account>\d{12}):function:[A-Za-z0-9_-]{1,64}(:[A-Za-z0-9$_-]+)?$"
 )
@@ -136,12 +135,11 @@ def parse_topics(
             obj, "successSampleRate", path, default=SUCCESS_SAMPLE_RATE, low=0, high=100
         )
         log_all = check.boolean(obj, "logAllProtocols", path, False)
-        if name is not None and not TOPIC_NAME.match(name):
-            check.fail(
-                f"{path}.name",
-                "SNS topic names use 1-256 letters, digits, '-' or '_' (FIFO's '.fifo' is added)",
-            )
-            name = None
+        if name is not None:
+            problem = topic_name_problem(name + (".fifo" if fifo else ""), fifo=fifo)
+            if problem is not None:
+                check.fail(f"{path}.name", f"{problem} (FIFO's '.fifo' is added)")
+                name = None
         if event_type is not None:
             name = _event_topic_name(
                 check, path, event_type, prefix=prefix or "", name=name, fifo=fifo

@@ -4,12 +4,15 @@ is one the released transport never derives (``TopicNameHelper.GetSnsTopicName``
 from __future__ import annotations
 
 import pytest
+from aws_cdk import App, Stack
 
+from constructs_lib import DeliveryLoggedTopic
 from constructs_lib.topic_naming import (
     GENERIC_FULL_NAME_EXAMPLE,
     TopicNameError,
     check_event_type,
     event_topic_name,
+    topic_name_problem,
 )
 
 
@@ -76,3 +79,28 @@ def test_the_prefix_and_snss_alphabet_apply_after_the_full_name() -> None:
     assert event_topic_name("Sales.Ordered", "DEV-") == "DEV-Sales-Ordered"
     with pytest.raises(TopicNameError, match="SNS refuses"):
         event_topic_name("Café.Ordered")
+
+
+@pytest.mark.parametrize(
+    ("name", "fifo", "accepted"),
+    [
+        ("OrderBilled", False, True),
+        ("Order_Billed-2", False, True),
+        ("T" * 256, False, True),
+        ("T" * 251 + ".fifo", True, True),
+        ("T" * 252 + ".fifo", True, False),
+        ("T" * 257, False, False),
+        ("", False, False),
+        (".fifo", True, False),
+        ("Order Billed", False, False),
+        ("Order.Billed", False, False),
+        ("Café", False, False),
+    ],
+)
+def test_topic_names_are_what_sns_accepts(name: str, fifo: bool, accepted: bool) -> None:
+    assert (topic_name_problem(name, fifo=fifo) is None) is accepted
+
+
+def test_a_topic_sns_would_refuse_by_name_is_refused_at_synth() -> None:
+    with pytest.raises(ValueError, match=r"^topic_name: 'Order Billed': SNS topic names use"):
+        DeliveryLoggedTopic(Stack(App(), "S"), "T", topic_name="Order Billed")
