@@ -254,45 +254,39 @@ def test_props_tune_retention_visibility_and_removal() -> None:
     assert queue_named(template, "Tuned-dlq")["Properties"]["MessageRetentionPeriod"] == 10 * 86400
 
 
-def test_a_standard_queues_dlq_keeps_messages_at_least_as_long_as_the_queue() -> None:
+@pytest.mark.parametrize(
+    ("fifo", "retention_days", "dead_letter_days", "refused"),
+    [
+        (False, 7, 3, True),
+        (False, 14, 14, False),
+        # A FIFO queue's redrive restarts the clock: its dead-letter queue may be shorter.
+        (True, 7, 3, False),
+    ],
+)
+def test_a_standard_queues_dlq_keeps_messages_at_least_as_long_as_the_queue(
+    fifo: bool, retention_days: int, dead_letter_days: int, refused: bool
+) -> None:
     # SQS counts a standard queue's message's age from its first enqueue, in the DLQ too.
-    with pytest.raises(
-        ValueError,
-        match=r"^dead_letter_retention_period: 3 days is shorter than retention_period \(7 days\)",
-    ):
-        synth(
-            lambda s: EndpointQueue(
-                s,
-                "Q",
-                endpoint_name="Short",
-                retention_period=Duration.days(7),
-                dead_letter_retention_period=Duration.days(3),
-            )
-        )
-    synth(
-        lambda s: EndpointQueue(
-            s,
+    def build(stack: Stack) -> None:
+        EndpointQueue(
+            stack,
             "Q",
-            endpoint_name="Even",
-            retention_period=Duration.days(14),
-            dead_letter_retention_period=Duration.days(14),
+            endpoint_name="Kept",
+            fifo=fifo,
+            retention_period=Duration.days(retention_days),
+            dead_letter_retention_period=Duration.days(dead_letter_days),
         )
-    )
 
-
-def test_a_fifo_queues_dlq_may_be_shorter_since_its_redrive_restarts_the_clock() -> None:
-    template = synth(
-        lambda s: EndpointQueue(
-            s,
-            "Q",
-            endpoint_name="Ordered",
-            fifo=True,
-            retention_period=Duration.days(7),
-            dead_letter_retention_period=Duration.days(3),
-        )
-    )
-    dlq = queue_named(template, "Ordered-dlq.fifo")
-    assert dlq["Properties"]["MessageRetentionPeriod"] == 3 * 86400
+    if refused:
+        with pytest.raises(
+            ValueError,
+            match=r"^dead_letter_retention_period: 3 days is shorter than retention_period "
+            r"\(7 days\)",
+        ):
+            synth(build)
+    else:
+        dlq = queue_named(synth(build), "Kept-dlq.fifo" if fifo else "Kept-dlq")
+        assert dlq["Properties"]["MessageRetentionPeriod"] == dead_letter_days * 86400
 
 
 def test_grants_follow_aws_sqs_queue() -> None:
