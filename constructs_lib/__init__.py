@@ -4,7 +4,6 @@ Everything a stack needs is exported here; :mod:`constructs_lib.defaults` holds 
 with its reason, and :mod:`constructs_lib.queue_naming` the NServiceBus queue-name rules.
 """
 
-from constructs_lib._private.subscriptions import FilterPolicyScope
 from constructs_lib.cross_account_queue_subscription import CrossAccountQueueSubscription
 from constructs_lib.cross_account_relay import (
     CrossAccountRelay,
@@ -22,6 +21,7 @@ from constructs_lib.delivery_logged_topic import (
 )
 from constructs_lib.delivery_report_job import DeliveryReportJob
 from constructs_lib.endpoint_queue import EndpointQueue, EndpointQueueEncryption, IEndpointQueue
+from constructs_lib.filter_policy import FilterPolicyScope
 from constructs_lib.message_body_bucket import MessageBodyBucket
 from constructs_lib.messaging_alarms import MessagingAlarms
 from constructs_lib.messaging_key import MessagingKey

@@ -14,12 +14,13 @@ from constructs import Construct
 from constructs_lib._private.keywords import checked
 from constructs_lib._private.subscriptions import (
     EndpointQueueSubscription,
-    FilterPolicyScope,
     set_filter_policy,
     subscription_dead_letter_queue,
 )
 from constructs_lib.endpoint_queue import EndpointQueue, IEndpointQueue
+from constructs_lib.filter_policy import FilterPolicyScope
 from constructs_lib.queue_naming import subscription_dead_letter_queue_name
+from constructs_lib.validation import require_topic_arn
 
 
 @checked
@@ -67,6 +68,7 @@ class CrossAccountQueueSubscription(Construct):
                 "topic_arn: give the topic's ARN as a string (compute it from the topology); "
                 "a token from another stack would need a CloudFormation export"
             )
+        require_topic_arn("topic_arn", topic_arn)
         topic = sns.Topic.from_topic_arn(self, "Topic", topic_arn)
         self.dead_letter_queue = subscription_dead_letter_queue(
             self,

@@ -44,6 +44,7 @@ from constructs_lib.defaults import (
     RELAY_BATCH_SIZE_RANGE,
     RELAY_FIFO_BATCH_SIZE,
     RELAY_MAX_BATCHING_WINDOW_RANGE,
+    RELAY_MEMORY_MB,
 )
 from constructs_lib.endpoint_queue import IEndpointQueue
 from constructs_lib.message_body_bucket import BODY_KEY_ALIAS, WRITER_KEY_ACTIONS, MessageBodyBucket
@@ -81,7 +82,6 @@ __all__ = [
 
 SEND_KEY_ACTIONS = ("kms:GenerateDataKey", "kms:Decrypt")
 """What the relay needs on a destination's key (and its own queues' keys) to send."""
-RELAY_MEMORY_MB = 256
 CONFIGURATION_FILE = "relay-config.json"
 """The relay's configuration in its code asset, beside the runtime package (``RELAY_CONFIGURATION``
 names it)."""

@@ -11,6 +11,8 @@ from __future__ import annotations
 from aws_cdk import Duration, Size
 from aws_cdk import aws_logs as logs
 
+from cross_account_runtime.sns_endpoint.config import DEFAULT_REPLAY_WINDOW_SECONDS
+
 # Endpoint queues ---------------------------------------------------------------------------
 
 IMMEDIATE_RETRIES = 5
@@ -24,7 +26,31 @@ message to the dead-letter queue: an endpoint that crashes or is scaled in mid-p
 spends a receive without retrying. A message that always fails so reaches the error queue (and
 ServiceControl) first; the dead-letter queue stays the backstop for what an endpoint cannot
 even receive."""
-MAX_RECEIVE_COUNT = IMMEDIATE_RETRIES + 1 + RECEIVE_MARGIN
+
+
+def default_max_receive_count(immediate_retries: int) -> int:
+    """Receives before SQS moves a message to the dead-letter queue of an endpoint with
+    ``immediate_retries``: the receives its retries need and :data:`RECEIVE_MARGIN`."""
+    return immediate_retries + 1 + RECEIVE_MARGIN
+
+
+def max_receive_count_problem(max_receive_count: int, immediate_retries: int) -> str | None:
+    """Why ``max_receive_count`` cannot serve an endpoint with ``immediate_retries``, or None:
+    each immediate retry is another receive (:data:`IMMEDIATE_RETRIES`), so fewer than
+    ``immediate_retries + 1`` receives let SQS take a failing message away from NServiceBus."""
+    needed = immediate_retries + 1
+    if max_receive_count >= needed:
+        return None
+    return (
+        f"{max_receive_count} receives end before the endpoint's {immediate_retries} immediate "
+        f"retries do ({needed} receives): SQS would move a failing message to the dead-letter "
+        "queue, and NServiceBus would never send it to its error queue; allow at least "
+        f"{needed} receives (the default is {default_max_receive_count(immediate_retries)}) "
+        "or fewer immediate retries"
+    )
+
+
+MAX_RECEIVE_COUNT = default_max_receive_count(IMMEDIATE_RETRIES)
 """Receives before SQS moves a message to the endpoint queue's dead-letter queue, with
 NServiceBus's default immediate retries."""
 MAX_RECEIVE_COUNT_RANGE = (1, 1000)
@@ -99,6 +125,11 @@ RELAY_FIFO_BATCH_SIZE = 10
 """The most Lambda's SQS event source takes from a FIFO queue (and it takes no window)."""
 RELAY_MAX_BATCHING_WINDOW_RANGE = (Duration.seconds(1), Duration.minutes(5))
 """Lambda's batching window for SQS: required from 1 s when a batch may exceed 10 messages."""
+RELAY_MEMORY_MB = 256
+"""The relay waits on SQS and S3 rather than computing (a large body is copied by S3 itself,
+never held), and a batch reaches it as one event of at most Lambda's 6 MB: a quarter of a GB
+holds the runtime and the largest batch with room, at half the SNS endpoint's, which spends
+CPU on signature checks."""
 RELAY_MIN_TIMEOUT_SECONDS = 60
 """The shortest relay function timeout, whatever the batch: a batch of ten needs one
 ``SendMessageBatch`` call, which gives up within 35 s, and a minute leaves room for a cold
@@ -125,6 +156,11 @@ SNS_ENDPOINT_MEMORY_MB = 512
 """Memory also buys CPU, which signature checks spend."""
 LAMBDA_MEMORY_RANGE_MB = (128, 10_240)
 """What Lambda accepts for a function's memory (aws-cdk-lib only warns, at synth, below it)."""
+SNS_ENDPOINT_REPLAY_WINDOW = Duration.seconds(DEFAULT_REPLAY_WINDOW_SECONDS)
+"""How old a delivery's ``Timestamp`` may be before the endpoint refuses it as a replay: the
+runtime's own default (the longest retry schedule a delivery policy allows, 3,600 s, with
+300 s for clock skew and SNS's queueing), so a construct and a function configured without
+one agree."""
 
 # Delivery-log analytics --------------------------------------------------------------------
 
@@ -138,8 +174,16 @@ MIN_INFREQUENT_ACCESS_AFTER_DAYS = 30
 """S3 moves objects to Standard-IA no sooner than 30 days after their creation."""
 MAX_RETENTION_DAYS = 36_500
 """A hundred years: longer is surely a mistake."""
+MAX_REPORT_RETENTION_DAYS = 2 * MAX_RETENTION_DAYS
+"""Reports are kept twice as long as logs by default, so their bound is twice the logs'."""
 LOG_DESTINATION_NAME = "messaging-delivery-logs"
 """The CloudWatch Logs destination every account's topics stream to."""
+ACCESS_LOG_RETENTION = Duration.days(90)
+"""Of the server access logs of every bucket the constructs create: they answer "who read
+this?" for a quarter."""
+LOG_INCOMPLETE_UPLOAD_LIMIT = Duration.days(7)
+"""A multipart upload into a log bucket (server access logs, delivery logs) unfinished after a
+week was abandoned; its parts would be billed."""
 FIREHOSE_BUFFERING_INTERVAL = Duration.minutes(5)
 FIREHOSE_BUFFERING_SIZE = Size.mebibytes(64)
 """Up to five minutes or 64 MiB per object: few, large objects for Spark to read."""
@@ -155,6 +199,8 @@ what a run uses."""
 REPORT_MAX_VCPUS_RANGE = (4, 400)
 REPORT_IDLE_TIMEOUT = Duration.minutes(15)
 """How long the application stays warm after a run: a rerun soon after reuses it."""
+REPORT_IDLE_TIMEOUT_RANGE_MINUTES = (1, 1440)
+"""What EMR Serverless accepts for an application's auto-stop idle timeout."""
 
 BODY_EXPIRATION_DAYS = 4
 """How long a message body offloaded to S3 is kept: the transport's default maximum time to
@@ -163,6 +209,8 @@ BODY_EXPIRATION = Duration.days(BODY_EXPIRATION_DAYS)
 BODY_EXPIRATION_RANGE_DAYS = (1, 14)
 """SQS keeps a message at most 14 days; a body outliving every message that names it is waste,
 one expiring before them is a message lost."""
+BODY_INCOMPLETE_UPLOAD_LIMIT = Duration.days(1)
+"""A body upload unfinished after a day belongs to a send that failed long ago."""
 BODY_BUCKET_NAME_PREFIX = "messaging-bodies"
 """Body buckets are ``messaging-bodies-<account id>-<region>``: unique across S3's global
 namespace, and computable in every other account without a lookup."""

@@ -16,7 +16,6 @@ from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
 from constructs_lib._private.access_logs import (
-    INCOMPLETE_UPLOAD_LIMIT,
     admit_log_delivery_by_policy,
     logged_kms_bucket,
 )
@@ -25,6 +24,8 @@ from constructs_lib._private.keywords import checked
 from constructs_lib.defaults import (
     LOG_BUCKET_INFREQUENT_ACCESS_AFTER,
     LOG_BUCKET_RETENTION,
+    LOG_INCOMPLETE_UPLOAD_LIMIT,
+    MAX_REPORT_RETENTION_DAYS,
     MAX_RETENTION_DAYS,
     MIN_INFREQUENT_ACCESS_AFTER_DAYS,
 )
@@ -35,7 +36,47 @@ from cross_account_runtime.delivery_report.bucket_layout import (
     REPORT_PREFIX,
 )
 
-MAX_REPORT_RETENTION_DAYS = 73_000
+
+def lifecycle_problems(
+    retention_days: int, infrequent_access_after_days: int
+) -> list[tuple[str, str]]:
+    """``(keyword, rule)`` for each of the logs' lifecycle settings that S3 refuses or that
+    defeats itself: S3 moves objects to Standard-IA no sooner than
+    :data:`~constructs_lib.defaults.MIN_INFREQUENT_ACCESS_AFTER_DAYS` days after their
+    creation, and refuses a lifecycle rule whose expiration does not come after its
+    transition; keeping logs longer than
+    :data:`~constructs_lib.defaults.MAX_RETENTION_DAYS` is surely a mistake. The keywords
+    are the construct's (``retention``, ``infrequent_access_after``); the topology reports
+    each at its own field."""
+    problems: list[tuple[str, str]] = []
+    if infrequent_access_after_days < MIN_INFREQUENT_ACCESS_AFTER_DAYS:
+        problems.append(
+            (
+                "infrequent_access_after",
+                f"{infrequent_access_after_days} days is too soon: S3 moves objects to "
+                f"Standard-IA no sooner than {MIN_INFREQUENT_ACCESS_AFTER_DAYS} days after "
+                "their creation",
+            )
+        )
+    if retention_days > MAX_RETENTION_DAYS:
+        problems.append(
+            (
+                "retention",
+                f"{retention_days} days is more than {MAX_RETENTION_DAYS:,} (a hundred years: "
+                "longer is surely a mistake)",
+            )
+        )
+    elif retention_days <= infrequent_access_after_days:
+        problems.append(
+            (
+                "retention",
+                f"{retention_days} days must be longer than the {infrequent_access_after_days} "
+                "days after which logs move to Standard-IA: S3 refuses a lifecycle rule that "
+                "expires objects before or when it moves them; keep logs longer or move them "
+                "sooner",
+            )
+        )
+    return problems
 
 
 @checked
@@ -70,14 +111,10 @@ class DeliveryLogBucket(Construct):
         super().__init__(scope, construct_id)
         admit_log_delivery_by_policy(self)
         retention_days = int(retention.to_days())
-        infrequent_days = int(infrequent_access_after.to_days())
-        require_range(
-            "infrequent_access_after (days)",
-            infrequent_days,
-            MIN_INFREQUENT_ACCESS_AFTER_DAYS,
-            MAX_RETENTION_DAYS,
-        )
-        require_range("retention (days)", retention_days, infrequent_days + 1, MAX_RETENTION_DAYS)
+        for keyword, rule in lifecycle_problems(
+            retention_days, int(infrequent_access_after.to_days())
+        ):
+            raise ValueError(f"{keyword}: {rule}")
         reports_days = int(report_retention.to_days()) if report_retention else 2 * retention_days
         require_range("report_retention (days)", reports_days, 1, MAX_REPORT_RETENTION_DAYS)
         self.key = kms.Key(
@@ -114,7 +151,7 @@ class DeliveryLogBucket(Construct):
                 ),
                 s3.LifecycleRule(
                     id="abort-incomplete-uploads",
-                    abort_incomplete_multipart_upload_after=INCOMPLETE_UPLOAD_LIMIT,
+                    abort_incomplete_multipart_upload_after=LOG_INCOMPLETE_UPLOAD_LIMIT,
                 ),
             ],
             removal_policy=removal_policy,

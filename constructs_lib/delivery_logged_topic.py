@@ -27,18 +27,20 @@ from constructs_lib._private.grants import Grantees, PolicyGrants, grant_with_ke
 from constructs_lib._private.keywords import checked, checked_keywords
 from constructs_lib._private.subscriptions import (
     EndpointQueueSubscription,
-    FilterPolicyScope,
     set_filter_policy,
     subscription_dead_letter_queue,
     url_subscription,
 )
 from constructs_lib.defaults import LOG_RETENTION, SUCCESS_SAMPLE_RATE
 from constructs_lib.endpoint_queue import EndpointQueue, IEndpointQueue
+from constructs_lib.filter_policy import FilterPolicyScope
 from constructs_lib.queue_naming import subscription_dead_letter_queue_name
+from constructs_lib.topic_naming import topic_name_problem
 from constructs_lib.validation import (
     require_account_ids,
     require_organization_ids,
     require_range,
+    require_topic_arn,
 )
 from cross_account_runtime.delivery_policy.policy import HttpDeliveryPolicy
 
@@ -251,6 +253,11 @@ class DeliveryLoggedTopic(_TopicBase):
             raise ValueError(
                 f"topic_name: {topic_name!r} ends with '.fifo' but fifo is False; set fifo=True"
             )
+        problem = (
+            None if Token.is_unresolved(topic_name) else topic_name_problem(topic_name, fifo=fifo)
+        )
+        if problem is not None:
+            raise ValueError(f"topic_name: {problem}")
 
         stack = Stack.of(self)
         self.topic_name = topic_name
@@ -594,14 +601,12 @@ class _ImportedTopic(_TopicBase):
         encryption_key_arn: str | None,
     ) -> None:
         super().__init__(scope, construct_id)
-        parts = topic_arn.split(":") if not Token.is_unresolved(topic_arn) else []
-        if len(parts) != 6 or parts[2] != "sns" or not parts[5]:
+        if Token.is_unresolved(topic_arn):
             raise ValueError(
-                f"topic_arn: {topic_arn!r} is not an SNS topic ARN given as a string; write "
-                "arn:<partition>:sns:<region>:<account id>:<topic name>"
+                "topic_arn: give the topic's ARN as a string; a token cannot say the topic's "
+                "name or whether it is FIFO"
             )
-        require_account_ids("topic_arn (account)", [parts[4]])
-        self.topic_name = parts[5]
+        self.topic_name = require_topic_arn("topic_arn", topic_arn).split(":")[5]
         self.fifo = self.topic_name.endswith(".fifo")
         self.topic = sns.Topic.from_topic_arn(self, "Topic", topic_arn)
         self.encryption_key: kms.IKey | None = (

@@ -26,6 +26,7 @@ from constructs_lib.defaults import (
     LOG_RETENTION,
     REPORT_APPLICATION_NAME,
     REPORT_IDLE_TIMEOUT,
+    REPORT_IDLE_TIMEOUT_RANGE_MINUTES,
     REPORT_MAX_VCPUS,
     REPORT_MAX_VCPUS_RANGE,
     REPORT_RELEASE_LABEL,
@@ -33,9 +34,6 @@ from constructs_lib.defaults import (
 )
 from constructs_lib.delivery_log_bucket import DeliveryLogBucket
 from constructs_lib.validation import require_range
-
-IDLE_TIMEOUT_RANGE_MINUTES = (1, 1440)
-"""What EMR Serverless accepts for an application's auto-stop idle timeout."""
 
 
 def _log_groups_arn(stack: Stack) -> str:
@@ -94,7 +92,9 @@ class DeliveryReportJob(Construct):
         super().__init__(scope, construct_id)
         require_range("max_vcpus", max_vcpus, *REPORT_MAX_VCPUS_RANGE)
         require_range(
-            "idle_timeout (minutes)", int(idle_timeout.to_minutes()), *IDLE_TIMEOUT_RANGE_MINUTES
+            "idle_timeout (minutes)",
+            int(idle_timeout.to_minutes()),
+            *REPORT_IDLE_TIMEOUT_RANGE_MINUTES,
         )
         stack = Stack.of(self)
         self.log_group = logs.LogGroup(

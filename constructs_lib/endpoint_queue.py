@@ -35,8 +35,9 @@ from constructs_lib.defaults import (
     IMMEDIATE_RETRIES,
     MAX_RECEIVE_COUNT_RANGE,
     QUEUE_RETENTION,
-    RECEIVE_MARGIN,
     SQS_DEFAULT_VISIBILITY_TIMEOUT,
+    default_max_receive_count,
+    max_receive_count_problem,
 )
 from constructs_lib.messaging_key import MessagingKey
 from constructs_lib.queue_naming import (
@@ -58,6 +59,7 @@ from cross_account_runtime.nservicebus.transport_address import (
     FIFO_SUFFIX,
     AddressError,
     QueueArn,
+    dead_letter_queue_problem,
     parse_queue_arn,
 )
 
@@ -202,7 +204,9 @@ class EndpointQueue(Construct):
         :param retention_period: how long messages are kept. Default:
             :data:`~constructs_lib.defaults.QUEUE_RETENTION` (4 days, NServiceBus's default
             time to be received).
-        :param dead_letter_retention_period: how long the DLQ keeps messages. Default:
+        :param dead_letter_retention_period: how long the DLQ keeps messages; for a standard
+            queue at least ``retention_period`` (SQS counts a message's age from its first
+            enqueue, also in the DLQ). Default:
             :data:`~constructs_lib.defaults.DEAD_LETTER_RETENTION` (14 days, SQS's maximum).
         :param visibility_timeout: how long a received message stays invisible (a relay
             reading the queue needs at least what ``RelayTiming`` says for its batch size).
@@ -212,18 +216,12 @@ class EndpointQueue(Construct):
         """
         super().__init__(scope, construct_id)
         require_range("immediate_retries", immediate_retries, 0, MAX_RECEIVE_COUNT_RANGE[1] - 1)
-        receives_needed = immediate_retries + 1
         if max_receive_count is None:
-            max_receive_count = receives_needed + RECEIVE_MARGIN
+            max_receive_count = default_max_receive_count(immediate_retries)
         require_range("max_receive_count", max_receive_count, *MAX_RECEIVE_COUNT_RANGE)
-        if max_receive_count < receives_needed:
-            raise ValueError(
-                f"max_receive_count: {max_receive_count} receives end before the endpoint's "
-                f"{immediate_retries} immediate retries do ({receives_needed} receives), so SQS "
-                "would move a failing message to the dead-letter queue instead of NServiceBus "
-                f"to its error queue; set it to at least {receives_needed} or lower "
-                "immediate_retries"
-            )
+        problem = max_receive_count_problem(max_receive_count, immediate_retries)
+        if problem is not None:
+            raise ValueError(f"max_receive_count: {problem}")
         require_account_ids("sender_accounts", sender_accounts)
         require_organization_ids("sender_organization_ids", sender_organization_ids)
         if content_based_deduplication and not fifo:
@@ -232,6 +230,9 @@ class EndpointQueue(Construct):
             )
         if organization_id is not None:
             require_organization_ids("organization_id", [organization_id])
+        _refuse_short_dead_letter_retention(
+            retention_period, dead_letter_retention_period, fifo=fifo
+        )
         for field, given in (("encryption_key", encryption_key), ("shared_key", shared_key)):
             if encryption is EndpointQueueEncryption.SQS_MANAGED and given is not None:
                 raise ValueError(
@@ -537,18 +538,9 @@ class _ImportedEndpointQueue(Construct):
         queue = _parsed("queue_arn", queue_arn)
         dead_letter = _parsed("dead_letter_queue_arn", dead_letter_queue_arn)
         self.fifo = queue.name.endswith(FIFO_SUFFIX)
-        if dead_letter.name.endswith(FIFO_SUFFIX) != self.fifo:
-            raise ValueError(
-                f"dead_letter_queue_arn: {dead_letter_queue_arn!r} must be a "
-                f"{'FIFO' if self.fifo else 'standard'} queue like {queue_arn!r}; SQS redrives "
-                "only to a queue of the same kind"
-            )
-        if (dead_letter.account, dead_letter.region) != (queue.account, queue.region):
-            raise ValueError(
-                f"dead_letter_queue_arn: {dead_letter_queue_arn!r} must be in the queue's "
-                f"account ({queue.account}) and region ({queue.region}); give the queue's own "
-                "redrive dead-letter queue"
-            )
+        problem = dead_letter_queue_problem(queue, dead_letter)
+        if problem is not None:
+            raise ValueError(f"dead_letter_queue_arn: {problem}")
         self.encryption_key: kms.IKey | None = (
             kms.Key.from_key_arn(self, "Key", encryption_key_arn) if encryption_key_arn else None
         )
@@ -584,6 +576,26 @@ def _parsed(field: str, arn: str) -> QueueArn:
         return parse_queue_arn(arn)
     except AddressError as error:
         raise ValueError(f"{field}: {error}") from None
+
+
+def _refuse_short_dead_letter_retention(
+    retention: Duration, dead_letter_retention: Duration, *, fifo: bool
+) -> None:
+    """A standard queue's dead-letter queue keeps messages at least as long as the queue: "For
+    standard queues, the expiration of a message is always based on its original enqueue
+    timestamp. When a message is moved to a dead-letter queue, the enqueue timestamp is
+    unchanged" (SQS Developer Guide, "Setting-up dead-letter queue retention"), so a shorter
+    dead-letter queue deletes a message redriven late before anyone can look at it. A FIFO
+    queue's redrive resets the timestamp, so its dead-letter queue may be shorter."""
+    if fifo or dead_letter_retention.to_seconds() >= retention.to_seconds():
+        return
+    raise ValueError(
+        f"dead_letter_retention_period: {dead_letter_retention.to_human_string()} is shorter "
+        f"than retention_period ({retention.to_human_string()}); SQS counts a standard queue's "
+        "message's age from its first enqueue, in the dead-letter queue too, so a message "
+        "redriven late would be deleted from it early. Keep the dead-letter queue at least "
+        "as long as the queue"
+    )
 
 
 def _refuse_aws_managed_key(key: kms.IKey | None) -> None:

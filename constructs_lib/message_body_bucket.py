@@ -27,7 +27,11 @@ from constructs_lib._private.access_logs import admit_log_delivery_by_policy, lo
 from constructs_lib._private.acknowledgments import acknowledge
 from constructs_lib._private.grants import Grantees, PolicyGrants, grant_with_key
 from constructs_lib._private.keywords import checked
-from constructs_lib.defaults import BODY_EXPIRATION, BODY_EXPIRATION_RANGE_DAYS
+from constructs_lib.defaults import (
+    BODY_EXPIRATION,
+    BODY_EXPIRATION_RANGE_DAYS,
+    BODY_INCOMPLETE_UPLOAD_LIMIT,
+)
 from constructs_lib.validation import require_organization_ids, require_range, require_role_arn
 
 TRANSPORT_LIFECYCLE_RULE_ID = "NServiceBus.SQS.DeleteMessageBodies"
@@ -35,8 +39,6 @@ TRANSPORT_LIFECYCLE_RULE_ID = "NServiceBus.SQS.DeleteMessageBodies"
 BODY_KEY_ALIAS = "alias/messaging/bodies"
 """Every body bucket's key carries this alias, so a relay in another account is granted the
 keys of its destinations' body buckets by alias (their ids are unknown there)."""
-INCOMPLETE_UPLOAD_LIMIT = Duration.days(1)
-"""A body upload unfinished after a day belongs to a send that failed long ago."""
 WRITER_KEY_ACTIONS = ("kms:GenerateDataKey", "kms:Encrypt")
 """What a relay copying a body in needs of the bucket's key (through S3)."""
 
@@ -94,7 +96,7 @@ class MessageBodyBucket(Construct):
                 s3.LifecycleRule(
                     id=TRANSPORT_LIFECYCLE_RULE_ID,
                     expiration=expiration,
-                    abort_incomplete_multipart_upload_after=INCOMPLETE_UPLOAD_LIMIT,
+                    abort_incomplete_multipart_upload_after=BODY_INCOMPLETE_UPLOAD_LIMIT,
                 )
             ],
             removal_policy=removal_policy,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from aws_cdk import CfnOutput, Duration, RemovalPolicy
+from aws_cdk import CfnOutput, Duration, RemovalPolicy, Token
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
@@ -21,16 +21,20 @@ from constructs_lib._private.handler_module import require_handler_module
 from constructs_lib._private.keywords import checked
 from constructs_lib._private.lambda_assets import dependencies_layer, runtime_code
 from constructs_lib._private.lambda_function import role_with_own_logs, runtime_function
-from constructs_lib.defaults import LAMBDA_MEMORY_RANGE_MB, LOG_RETENTION, SNS_ENDPOINT_MEMORY_MB
+from constructs_lib.defaults import (
+    LAMBDA_MEMORY_RANGE_MB,
+    LOG_RETENTION,
+    SNS_ENDPOINT_MEMORY_MB,
+    SNS_ENDPOINT_REPLAY_WINDOW,
+)
 from constructs_lib.delivery_logged_topic import IDeliveryLoggedTopic
-from constructs_lib.validation import require_range
+from constructs_lib.validation import require_range, require_topic_arn
 from cross_account_runtime.common.json_log import ENV_SERVICE_NAME
 from cross_account_runtime.delivery_policy.policy import (
     DELIVERY_TIMEOUT_SECONDS,
     HttpDeliveryPolicy,
 )
 from cross_account_runtime.sns_endpoint.config import (
-    DEFAULT_REPLAY_WINDOW_SECONDS,
     ENV_ALLOWED_TOPIC_ARNS,
     ENV_DEDUPE_TABLE,
     ENV_HANDLER,
@@ -70,10 +74,13 @@ class SnsHttpsEndpoint(Construct):
             the module must be in ``handler_code`` (or the runtime package) and define it.
         :param handler_code: the folder of your handler's package, bundled with the runtime.
             Default: none (the handler is importable from the runtime package itself).
-        :param allowed_topic_arns: topics the endpoint accepts. Default: the subscribed topic.
+        :param allowed_topic_arns: topics the endpoint accepts, each one exact topic ARN (no
+            wildcards: the runtime would refuse its configuration and answer every delivery
+            500). Default: the subscribed topic.
         :param delivery_policy: the subscription's retry policy. Default: SNS's.
         :param replay_window: how old a message may be; it must cover the delivery policy's
-            whole retry schedule, or SNS's late retries would be refused. Default: 3,900 s.
+            whole retry schedule, or SNS's late retries would be refused. Default:
+            :data:`~constructs_lib.defaults.SNS_ENDPOINT_REPLAY_WINDOW` (3,900 s).
         :param memory_size: MB (128-10,240); more memory also gives more CPU for signature
             checks.
             Default: :data:`~constructs_lib.defaults.SNS_ENDPOINT_MEMORY_MB` (512).
@@ -83,8 +90,11 @@ class SnsHttpsEndpoint(Construct):
         super().__init__(scope, construct_id)
         require_handler_module(handler, Path(handler_code) if handler_code is not None else None)
         require_range("memory_size", memory_size, *LAMBDA_MEMORY_RANGE_MB)
+        for arn in allowed_topic_arns or ():
+            if not Token.is_unresolved(arn):
+                require_topic_arn("allowed_topic_arns", arn)
         policy = delivery_policy or HttpDeliveryPolicy()
-        window = replay_window or Duration.seconds(DEFAULT_REPLAY_WINDOW_SECONDS)
+        window = replay_window or SNS_ENDPOINT_REPLAY_WINDOW
         needed = policy.give_up_after_seconds + MAX_CLOCK_SKEW_SECONDS
         if window.to_seconds() < needed:
             raise ValueError(

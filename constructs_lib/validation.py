@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import ipaddress
 import re
+import urllib.parse
 from collections.abc import Iterable
+
+from cross_account_runtime.sns_endpoint.config import check_topic_arn
 
 ACCOUNT_ID = re.compile(r"^\d{12}$")
 ORGANIZATION_ID = re.compile(r"^o-[a-z0-9]{10,32}$")
+MAX_PORT = 65_535
+_HTTPS_URL = re.compile(r"^https://[^/\s:@]+(:\d{1,5})?(/\S*)?$")
+_HOST_LABEL = re.compile(r"^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$")
 
 
 def require_role_arn(name: str, role_arn: str, *, pattern: bool = False) -> str:
@@ -49,3 +56,46 @@ def require_organization_ids(name: str, values: Iterable[str]) -> None:
     for value in values:
         if not isinstance(value, str) or not ORGANIZATION_ID.match(value):
             raise ValueError(f"{name}: organization ids look like 'o-a1b2c3d4e5', got {value!r}")
+
+
+def https_url_problem(url: str) -> str | None:
+    """What is wrong with an HTTPS subscription's URL, or None: SNS refuses a port outside
+    1-65535 or a host that is no DNS name or IP address when the subscription is created;
+    plain ``http://`` would send every message across the internet in clear, and credentials
+    in the URL would stand in the template in clear too."""
+    if not isinstance(url, str) or not _HTTPS_URL.match(url):
+        return f"{url!r} must be an https:// URL with a host (plain http sends messages in clear)"
+    parts = urllib.parse.urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    if port is not None and not 1 <= port <= MAX_PORT:
+        return f"{url!r}: the port must be from 1 to {MAX_PORT}"
+    host = parts.hostname or ""
+    if not all(_HOST_LABEL.match(label) for label in host.split(".")) and not _is_ip(host):
+        return f"{url!r}: {host!r} is not a host name (letters, digits and '-' between dots)"
+    return None
+
+
+def require_https_url(name: str, url: str) -> None:
+    """Refuse an HTTPS subscription URL SNS would refuse or that would not be HTTPS
+    (:func:`https_url_problem`)."""
+    problem = https_url_problem(url)
+    if problem is not None:
+        raise ValueError(f"{name}: {problem}")
+
+
+def require_topic_arn(name: str, arn: str) -> str:
+    """Refuse anything but one exact SNS topic ARN (no wildcards): the SNS HTTPS endpoint's
+    runtime rule (:func:`cross_account_runtime.sns_endpoint.config.check_topic_arn`), applied
+    at synth wherever a construct takes a topic ARN, so the two cannot disagree."""
+    return check_topic_arn(arn, name)
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True

@@ -3,18 +3,15 @@ enforced, logging their server access into a bucket of their own (cdk-nag's S1).
 
 from __future__ import annotations
 
-from aws_cdk import Duration, RemovalPolicy
+from aws_cdk import RemovalPolicy
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
 from constructs_lib._private.acknowledgments import acknowledge
+from constructs_lib.defaults import ACCESS_LOG_RETENTION, LOG_INCOMPLETE_UPLOAD_LIMIT
 
 SERVER_ACCESS_LOGS_BY_POLICY = "@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy"
-ACCESS_LOG_RETENTION = Duration.days(90)
-"""Server access logs answer "who read this?" for a quarter."""
-INCOMPLETE_UPLOAD_LIMIT = Duration.days(7)
-"""A multipart upload unfinished after a week was abandoned; its parts would be billed."""
 
 
 def admit_log_delivery_by_policy(scope: Construct) -> None:
@@ -27,7 +24,8 @@ def access_log_bucket(
     scope: Construct, construct_id: str, removal_policy: RemovalPolicy
 ) -> s3.Bucket:
     """A TLS-only, private, SSE-S3 bucket (S3's log delivery cannot write with a
-    customer-managed key) whose logs expire after :data:`ACCESS_LOG_RETENTION`."""
+    customer-managed key) whose logs expire after
+    :data:`~constructs_lib.defaults.ACCESS_LOG_RETENTION`."""
     bucket = s3.Bucket(
         scope,
         construct_id,
@@ -39,7 +37,7 @@ def access_log_bucket(
             s3.LifecycleRule(
                 id="expire-access-logs",
                 expiration=ACCESS_LOG_RETENTION,
-                abort_incomplete_multipart_upload_after=INCOMPLETE_UPLOAD_LIMIT,
+                abort_incomplete_multipart_upload_after=LOG_INCOMPLETE_UPLOAD_LIMIT,
             )
         ],
         removal_policy=removal_policy,

@@ -9,7 +9,6 @@ Used by :class:`~constructs_lib.DeliveryLoggedTopic`, by topics imported with
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -25,16 +24,9 @@ from constructs_lib._private.grants import TOPIC_KEY_ACTIONS, Grantees, KeyGrant
 from constructs_lib._private.secure_queue import secure_queue
 from constructs_lib.defaults import DEAD_LETTER_RETENTION
 from constructs_lib.endpoint_queue import EndpointQueue
+from constructs_lib.filter_policy import FilterPolicyScope, check_filter_policy
+from constructs_lib.validation import require_https_url
 from cross_account_runtime.delivery_policy.policy import HttpDeliveryPolicy
-
-
-class FilterPolicyScope(enum.StrEnum):
-    """What a subscription's filter policy looks at (SNS's ``FilterPolicyScope``): the message
-    attributes (flat policies), or the message body (nested policies allowed)."""
-
-    MESSAGE_ATTRIBUTES = "MessageAttributes"
-    MESSAGE_BODY = "MessageBody"
-
 
 SUBSCRIPTION_DLQ_REASON = (
     "This queue is the dead-letter queue of an SNS subscription (the subscription's "
@@ -77,11 +69,12 @@ def url_subscription(
     the dead-letter queue ``dead_letter_queue()`` gives, created once the URL is accepted.
 
     Plain ``http://`` is refused: the subscriber must see SNS's TLS certificate, and the
-    message would cross the internet in clear. A token (a function URL of this app) is HTTPS
-    by construction.
+    message would cross the internet in clear; so is what SNS would refuse
+    (:func:`~constructs_lib.validation.https_url_problem`). A token (a function URL of this
+    app) is HTTPS by construction.
     """
-    if not Token.is_unresolved(url) and not url.startswith("https://"):
-        raise ValueError(f"url: {url!r} must be an https:// URL")
+    if not Token.is_unresolved(url):
+        require_https_url("url", url)
     if fifo:
         raise ValueError("url: FIFO topics deliver only to SQS queues")
     dlq = dead_letter_queue()
@@ -107,8 +100,12 @@ def set_filter_policy(
 ) -> None:
     """Apply an SNS filter policy document as written (the JSON operators use), not through
     aws-cdk-lib's typed builders, so a topology can carry any filter SNS accepts; a policy on
-    the body says so (``FilterPolicyScope``), since SNS reads a policy as one on attributes."""
-    if policy:
+    the body says so (``FilterPolicyScope``), since SNS reads a policy as one on attributes.
+    A policy SNS would refuse is refused here, at synth
+    (:func:`~constructs_lib.filter_policy.check_filter_policy`)."""
+    if policy is not None:
+        check_filter_policy(policy, scope)
+        scope = FilterPolicyScope(scope)
         cfn = _cfn_subscription(subscription)
         cfn.filter_policy = dict(policy)
         if scope is not FilterPolicyScope.MESSAGE_ATTRIBUTES:

@@ -16,9 +16,9 @@ from constructs_lib.defaults import (
     LOG_BUCKET_INFREQUENT_ACCESS_AFTER_DAYS,
     LOG_BUCKET_RETENTION_DAYS,
     MAX_RETENTION_DAYS,
-    MIN_INFREQUENT_ACCESS_AFTER_DAYS,
     REPORT_SCHEDULE,
 )
+from constructs_lib.delivery_log_bucket import lifecycle_problems
 from constructs_lib.delivery_log_stream import LogFormat
 from stacks.topology.field_checker import FieldChecker
 
@@ -30,6 +30,11 @@ _ANALYTICS_KEYS = (
     "infrequentAccessAfterDays",
     "scheduleExpression",
 )
+_LIFECYCLE_FIELDS = {
+    "retention": "retentionDays",
+    "infrequent_access_after": "infrequentAccessAfterDays",
+}
+"""The fields of the bucket's keywords whose rules :func:`lifecycle_problems` applies."""
 
 
 @dataclass(frozen=True)
@@ -76,7 +81,7 @@ def parse_analytics(
         "retentionDays",
         path,
         default=LOG_BUCKET_RETENTION_DAYS,
-        low=2,
+        low=1,
         high=MAX_RETENTION_DAYS,
     )
     infrequent = check.integer(
@@ -84,15 +89,11 @@ def parse_analytics(
         "infrequentAccessAfterDays",
         path,
         default=LOG_BUCKET_INFREQUENT_ACCESS_AFTER_DAYS,
-        low=MIN_INFREQUENT_ACCESS_AFTER_DAYS,
+        low=1,
         high=MAX_RETENTION_DAYS,
     )
-    if infrequent >= retention:
-        check.fail(
-            f"{path}.infrequentAccessAfterDays",
-            f"must be less than retentionDays ({retention}); S3 moves objects to Standard-IA "
-            f"no sooner than {MIN_INFREQUENT_ACCESS_AFTER_DAYS} days after creation",
-        )
+    for keyword, rule in lifecycle_problems(retention, infrequent):
+        check.fail(f"{path}.{_LIFECYCLE_FIELDS[keyword]}", rule)
     schedule = check.string(obj, "scheduleExpression", path, required=False) or REPORT_SCHEDULE
     if not SCHEDULE_EXPRESSION.match(schedule):
         check.fail(

@@ -20,8 +20,9 @@ from constructs_lib.defaults import (
     MAX_MESSAGE_AGE_RANGE_SECONDS,
     MAX_MESSAGE_AGE_SECONDS,
     MAX_RECEIVE_COUNT_RANGE,
-    RECEIVE_MARGIN,
     WRAP_OUTGOING_MESSAGES,
+    default_max_receive_count,
+    max_receive_count_problem,
 )
 from constructs_lib.queue_naming import (
     QueueNameError,
@@ -30,6 +31,7 @@ from constructs_lib.queue_naming import (
     validate_queue_name,
     validate_queue_name_prefix,
 )
+from constructs_lib.topic_naming import topic_name_problem
 from constructs_lib.validation import ACCOUNT_ID, ORGANIZATION_ID
 from cross_account_runtime.common.json_document import (
     WHOLE_DOCUMENT,
@@ -54,7 +56,7 @@ from stacks.topology.model import (
 from stacks.topology.regions import region_problem
 from stacks.topology.stack_ids import stack_id_clashes
 from stacks.topology.stack_order import SubscriptionCycleError, stack_order
-from stacks.topology.topics import TOPIC_NAME, Topic, check_organization, parse_topics
+from stacks.topology.topics import Topic, check_organization, parse_topics
 
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9._-]{0,63}$")
 ACCOUNT_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9-]{0,38}$")
@@ -161,10 +163,9 @@ def _parse_alarms(check: FieldChecker, raw: Any) -> AlarmSettings:
         return AlarmSettings()
     check.unknown_keys(obj, _ALARM_KEYS, "topology.alarms")
     topic_name = check.string(obj, "topicName", "topology.alarms", required=False)
-    if topic_name is not None and not TOPIC_NAME.match(topic_name):
-        check.fail(
-            "topology.alarms.topicName", "SNS topic names use 1-256 letters, digits, '-' or '_'"
-        )
+    problem = None if topic_name is None else topic_name_problem(topic_name, fifo=False)
+    if problem is not None:
+        check.fail("topology.alarms.topicName", problem)
     age = check.integer(
         obj,
         "maxMessageAgeSeconds",
@@ -252,18 +253,13 @@ def _parse_queue(
         obj,
         "maxReceiveCount",
         path,
-        default=retries + 1 + RECEIVE_MARGIN,
+        default=default_max_receive_count(retries),
         low=MAX_RECEIVE_COUNT_RANGE[0],
         high=MAX_RECEIVE_COUNT_RANGE[1],
     )
-    if max_receive < retries + 1:
-        check.fail(
-            f"{path}.maxReceiveCount",
-            f"{max_receive} receives end before the endpoint's {retries} immediate retries do "
-            f"({retries + 1} receives): SQS would move a failing message to the dead-letter "
-            "queue, and NServiceBus would never send it to the error queue; set it to at least "
-            f"{retries + 1} (or leave it out for {retries + 1 + RECEIVE_MARGIN})",
-        )
+    problem = max_receive_count_problem(max_receive, retries)
+    if problem is not None:
+        check.fail(f"{path}.maxReceiveCount", problem)
     if name is not None and not NAME.match(name):
         check.fail(
             f"{path}.name",

@@ -16,35 +16,23 @@ an anchor topic of the event's name (:attr:`Topic.anchor`).
 
 from __future__ import annotations
 
-import ipaddress
 import re
-import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from constructs_lib import FilterPolicyScope
 from constructs_lib.defaults import SUCCESS_SAMPLE_RATE
-from constructs_lib.validation import ORGANIZATION_ID
+from constructs_lib.filter_policy import FilterPolicyScope, filter_policy_problems
+from constructs_lib.topic_naming import TopicNameError, event_topic_name, topic_name_problem
+from constructs_lib.validation import ORGANIZATION_ID, https_url_problem
 from cross_account_runtime.delivery_policy.policy import DeliveryPolicyError, HttpDeliveryPolicy
-from cross_account_runtime.nservicebus.topic_name import (
-    TopicNameError,
-    check_sns_topic_name,
-    sns_topic_name,
-)
 from stacks.topology.field_checker import FieldChecker
-from stacks.topology.filter_policy import filter_policy_problems
 
-TOPIC_NAME = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
 LAMBDA_ARN = re.compile(
     r"^arn:aws(-cn|-us-gov)?:lambda:[a-z0-9-]+:(?P<account>\d{12}):function:[A-Za-z0-9_-]{1,64}(:[A-Za-z0-9$_-]+)?$"
 )
-MAX_PORT = 65_535
-HOST_LABEL = re.compile(r"^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$")
-HTTPS_URL = re.compile(r"^https://[^/\s:@]+(:\d{1,5})?(/\S*)?$")
 SUBSCRIPTION_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9]{0,63}$")
 PROTOCOLS = ("sqs", "https", "lambda")
-MAX_FILTER_POLICY_BYTES = 256 * 1024
 EVENT_METADATA = "NServiceBusEvent"
 """The topic resource's metadata the stacks write for an event topic, for the access report:
 ``EventType``, ``Publishers`` and ``MessageDrivenSubscribers`` (queue ARNs), which no policy
@@ -147,12 +135,11 @@ def parse_topics(
             obj, "successSampleRate", path, default=SUCCESS_SAMPLE_RATE, low=0, high=100
         )
         log_all = check.boolean(obj, "logAllProtocols", path, False)
-        if name is not None and not TOPIC_NAME.match(name):
-            check.fail(
-                f"{path}.name",
-                "SNS topic names use 1-256 letters, digits, '-' or '_' (FIFO's '.fifo' is added)",
-            )
-            name = None
+        if name is not None:
+            problem = topic_name_problem(name + (".fifo" if fifo else ""), fifo=fifo)
+            if problem is not None:
+                check.fail(f"{path}.name", f"{problem} (FIFO's '.fifo' is added)")
+                name = None
         if event_type is not None:
             name = _event_topic_name(
                 check, path, event_type, prefix=prefix or "", name=name, fifo=fifo
@@ -245,7 +232,7 @@ def _event_topic_name(
 ) -> str | None:
     """The name the transport gives the event's topic; ``name``, if given, must be it."""
     try:
-        derived = check_sns_topic_name(sns_topic_name(event_type, prefix))
+        derived = event_topic_name(event_type, prefix)
     except TopicNameError as error:
         check.fail(f"{path}.eventType", str(error))
         return None
@@ -422,15 +409,16 @@ def _parse_subscriptions(
 def _filter_policy(
     check: FieldChecker, raw: Any, path: str, scope: FilterPolicyScope
 ) -> Mapping[str, Any] | None:
-    """The subscription's filter policy if SNS would accept it (see :mod:`.filter_policy`)."""
+    """The subscription's filter policy if SNS would accept it (the constructs' rules:
+    :mod:`constructs_lib.filter_policy`)."""
     if raw is None:
         return None
     obj = check.obj(raw, path)
     if obj is None:
         return None
-    problems = filter_policy_problems(obj, scope, path)
+    problems = filter_policy_problems(obj, scope)
     for field_path, rule in problems:
-        check.fail(field_path, rule)
+        check.fail(path + field_path, rule)
     return None if problems else dict(obj)
 
 
@@ -475,14 +463,8 @@ def _https(
     url = scope.check.string(obj, "url", path)
     if url is None:
         return None
-    if not HTTPS_URL.match(url):
-        scope.check.fail(
-            f"{path}.url",
-            f"{url!r} must be an https:// URL with a host (plain http sends messages in clear)",
-        )
-        return None
-    problem = _url_problem(url)
-    if problem:
+    problem = https_url_problem(url)
+    if problem is not None:
         scope.check.fail(f"{path}.url", problem)
         return None
     policy: HttpDeliveryPolicy | None = None
@@ -496,31 +478,6 @@ def _https(
             scope.check.fail(f"{path}.deliveryPolicy", str(error))
             return None
     return replace(base, url=url, delivery_policy=policy)
-
-
-def _url_problem(url: str) -> str | None:
-    """What SNS would refuse in an https URL the pattern admits: a port outside 1-65535, a
-    host that is no DNS name or IP address."""
-    parts = urllib.parse.urlsplit(url)
-    try:
-        port = parts.port
-    except ValueError:
-        port = -1
-    if port is not None and not 1 <= port <= MAX_PORT:
-        return f"{url!r}: the port must be from 1 to {MAX_PORT}"
-    host = parts.hostname or ""
-    labels = host.split(".")
-    if not all(HOST_LABEL.match(label) for label in labels) and not _is_ip(host):
-        return f"{url!r}: {host!r} is not a host name (letters, digits and '-' between dots)"
-    return None
-
-
-def _is_ip(host: str) -> bool:
-    try:
-        ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return True
 
 
 def _lambda(

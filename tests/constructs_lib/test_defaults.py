@@ -6,16 +6,17 @@ from __future__ import annotations
 
 import enum
 import inspect
+import re
 from typing import Any
 
 import pytest
-from aws_cdk import Duration, Size
+from aws_cdk import App, Duration, Size, Stack
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 import constructs_lib
 from constructs_lib import defaults
-from stacks.topology import AlarmSettings, parse_topology
+from stacks.topology import AlarmSettings, TopologyError, parse_topology
 
 DEFAULT_VALUES = [value for name, value in vars(defaults).items() if name.isupper()]
 
@@ -81,3 +82,26 @@ def test_every_log_group_keeps_the_one_default_retention() -> None:
         "SnsHttpsEndpoint",
     }
     assert all(value is defaults.LOG_RETENTION for value in retentions.values())
+
+
+def test_the_receive_count_default_and_floor_follow_the_immediate_retries() -> None:
+    assert defaults.default_max_receive_count(defaults.IMMEDIATE_RETRIES) == (
+        defaults.MAX_RECEIVE_COUNT
+    )
+    assert defaults.default_max_receive_count(8) == 8 + 1 + defaults.RECEIVE_MARGIN
+    assert defaults.max_receive_count_problem(9, 8) is None
+    problem = defaults.max_receive_count_problem(8, 8)
+    assert problem is not None
+    assert "allow at least 9 receives (the default is 13)" in problem
+
+
+def test_the_construct_and_the_topology_refuse_a_short_redrive_with_one_rule(
+    document: dict[str, Any],
+) -> None:
+    rule = defaults.max_receive_count_problem(3, 5)
+    with pytest.raises(ValueError, match=re.escape(f"max_receive_count: {rule}")):
+        constructs_lib.EndpointQueue(Stack(App(), "S"), "Q", endpoint_name="Q", max_receive_count=3)
+    document["endpoints"][0]["maxReceiveCount"] = 3
+    with pytest.raises(TopologyError) as caught:
+        parse_topology(document)
+    assert caught.value.problems == [("topology.endpoints[0].maxReceiveCount", rule)]

@@ -254,6 +254,41 @@ def test_props_tune_retention_visibility_and_removal() -> None:
     assert queue_named(template, "Tuned-dlq")["Properties"]["MessageRetentionPeriod"] == 10 * 86400
 
 
+@pytest.mark.parametrize(
+    ("fifo", "retention_days", "dead_letter_days", "refused"),
+    [
+        (False, 7, 3, True),
+        (False, 14, 14, False),
+        # A FIFO queue's redrive restarts the clock: its dead-letter queue may be shorter.
+        (True, 7, 3, False),
+    ],
+)
+def test_a_standard_queues_dlq_keeps_messages_at_least_as_long_as_the_queue(
+    fifo: bool, retention_days: int, dead_letter_days: int, refused: bool
+) -> None:
+    # SQS counts a standard queue's message's age from its first enqueue, in the DLQ too.
+    def build(stack: Stack) -> None:
+        EndpointQueue(
+            stack,
+            "Q",
+            endpoint_name="Kept",
+            fifo=fifo,
+            retention_period=Duration.days(retention_days),
+            dead_letter_retention_period=Duration.days(dead_letter_days),
+        )
+
+    if refused:
+        with pytest.raises(
+            ValueError,
+            match=r"^dead_letter_retention_period: 3 days is shorter than retention_period "
+            r"\(7 days\)",
+        ):
+            synth(build)
+    else:
+        dlq = queue_named(synth(build), "Kept-dlq.fifo" if fifo else "Kept-dlq")
+        assert dlq["Properties"]["MessageRetentionPeriod"] == dead_letter_days * 86400
+
+
 def test_grants_follow_aws_sqs_queue() -> None:
     def build(stack: Stack) -> None:
         queue = EndpointQueue(stack, "Q", endpoint_name="Granted")

@@ -115,11 +115,16 @@ def test_a_relay_reads_an_imported_queue() -> None:
     ("queue_arn", "dlq_arn", "message"),
     [
         ("not-an-arn", DLQ, "^queue_arn: "),
-        (QUEUE, "arn:aws:sqs:us-east-1:111111111111:Sales-dlq.fifo", "dead_letter_queue_arn: "),
+        (
+            QUEUE,
+            "arn:aws:sqs:us-east-1:111111111111:Sales-dlq.fifo",
+            r"^dead_letter_queue_arn: .* is a FIFO queue but its source .* is a standard queue",
+        ),
         (
             QUEUE,
             "arn:aws:sqs:eu-west-1:111111111111:Sales-dlq",
-            r"dead_letter_queue_arn: .* must be in the queue.s account",
+            r"^dead_letter_queue_arn: .* must be in the account \(111111111111\) and region "
+            r"\(us-east-1\) of its source queue",
         ),
     ],
 )

@@ -15,6 +15,7 @@ from aws_cdk import App, Duration, Environment, Stack
 from aws_cdk import aws_kms as kms
 
 from constructs_lib import (
+    CrossAccountQueueSubscription,
     CrossAccountRelay,
     DeliveryLogBucket,
     DeliveryLoggedTopic,
@@ -192,7 +193,7 @@ MISUSES = [
     ),
     Misuse(
         "a retention period SQS refuses",
-        lambda s, _: queue(s, retention_period=Duration.days(20)),
+        lambda s, _: queue(s, retention_period=Duration.seconds(30)),
         Refused(ValueError, r"^retention_period: aws-cdk-lib refuses it: message retention"),
     ),
     Misuse(
@@ -258,6 +259,45 @@ MISUSES = [
         "a replay window shorter than the delivery policy's retries",
         lambda s, code: endpoint(s, code, replay_window=Duration.minutes(1)),
         Refused(ValueError, r"^replay_window: 60 s is shorter than the delivery policy's"),
+    ),
+    Misuse(
+        "an HTTPS port no server listens on",
+        lambda s, _: topic(s).add_url_subscription("P", "https://partner.example.com:99999/sns"),
+        Refused(ValueError, r"^url: .*the port must be from 1 to 65535"),
+    ),
+    Misuse(
+        "a plain http URL",
+        lambda s, _: topic(s).add_url_subscription("P", "http://partner.example.com/sns"),
+        Refused(ValueError, r"^url: 'http://partner.example.com/sns' must be an https:// URL"),
+    ),
+    Misuse(
+        "a filter policy value that is not a list",
+        lambda s, _: topic(s).add_url_subscription(
+            "P", "https://partner.example.com/sns", filter_policy={"kind": "billed"}
+        ),
+        Refused(ValueError, r"^filter_policy.kind: takes a list of values"),
+    ),
+    Misuse(
+        "a topic named where an ARN is meant",
+        lambda s, _: CrossAccountQueueSubscription(
+            s, "Sub", topic_arn="OrderBilled", subscription_name="Sales", queue=queue(s)
+        ),
+        Refused(ValueError, r"^topic_arn: 'OrderBilled' is not an SNS topic ARN"),
+    ),
+    Misuse(
+        "every topic allowed to post to an HTTPS endpoint",
+        lambda s, code: endpoint(s, code, allowed_topic_arns=["*"]),
+        Refused(ValueError, r"^allowed_topic_arns: '\*' is not an SNS topic ARN"),
+    ),
+    Misuse(
+        "a dead-letter queue that forgets sooner than its queue",
+        lambda s, _: queue(s, dead_letter_retention_period=Duration.days(1)),
+        Refused(ValueError, r"^dead_letter_retention_period: 1 day is shorter than retention"),
+    ),
+    Misuse(
+        "a topic name SNS refuses",
+        lambda s, _: DeliveryLoggedTopic(s, "Topic", topic_name="Order Billed"),
+        Refused(ValueError, r"^topic_name: 'Order Billed': SNS topic names use"),
     ),
     Misuse(
         "a body expiration longer than any message lives",

@@ -234,6 +234,28 @@ class QueueArn(_Value):
         return f"https://sqs.{self.region}.{suffix}/{self.account}/{self.name}"
 
 
+def dead_letter_queue_problem(queue: QueueArn, dead_letter: QueueArn) -> str | None:
+    """Why SQS would refuse ``dead_letter`` as the redrive dead-letter queue of ``queue``, or
+    None: SQS redrives a message only within the source queue's account and region, and only to
+    a queue of the source's type (FIFO or standard). The relay's configuration and the
+    constructs that take a queue with its dead-letter queue apply this one rule."""
+    if (dead_letter.account, dead_letter.region) != (queue.account, queue.region):
+        return (
+            f"dead-letter queue {str(dead_letter)!r} must be in the account ({queue.account}) "
+            f"and region ({queue.region}) of its source queue {str(queue)!r}; give the source "
+            "queue's own redrive dead-letter queue"
+        )
+    fifo = queue.name.endswith(FIFO_SUFFIX)
+    if dead_letter.name.endswith(FIFO_SUFFIX) != fifo:
+        kinds = ("FIFO", "standard") if fifo else ("standard", "FIFO")
+        return (
+            f"dead-letter queue {str(dead_letter)!r} is a {kinds[1]} queue but its source "
+            f"{str(queue)!r} is a {kinds[0]} queue; SQS requires a dead-letter queue of the "
+            "source's type"
+        )
+    return None
+
+
 def parse_queue_arn(text: str) -> QueueArn:
     """Read ``arn:<partition>:sqs:<region>:<account>:<queue name>``."""
     parts = text.split(":") if isinstance(text, str) else []

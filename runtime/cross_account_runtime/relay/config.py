@@ -105,6 +105,7 @@ from cross_account_runtime.nservicebus.transport_address import (
     AddressError,
     QueueArn,
     address_form,
+    dead_letter_queue_problem,
     parse_queue_arn,
 )
 
@@ -674,18 +675,9 @@ def _check_route(
             f"{str(destination)!r} is a {_kind(not fifo)} queue; forward FIFO to FIFO (message "
             "groups and deduplication need it) and standard to standard"
         )
-    if (dead_letter.account, dead_letter.region) != (source.account, source.region):
-        raise ConfigurationError(
-            f"{where}: dead-letter queue {str(dead_letter)!r} must be in the source queue's "
-            f"account ({source.account}) and region ({source.region}); give the source queue's "
-            "own redrive dead-letter queue"
-        )
-    if dead_letter.name.endswith(FIFO_SUFFIX) != fifo:
-        raise ConfigurationError(
-            f"{where}: dead-letter queue {str(dead_letter)!r} is a {_kind(not fifo)} queue but "
-            f"the source is a {_kind(fifo)} queue; SQS requires a dead-letter queue of the "
-            "source's type"
-        )
+    problem = dead_letter_queue_problem(source, dead_letter)
+    if problem is not None:
+        raise ConfigurationError(f"{where}: {problem}")
     if direction is RelayDirection.INBOUND and destination.account != source.account:
         raise ConfigurationError(
             f"{where}: an inbound relay delivers to a local endpoint queue, but destination "

@@ -88,12 +88,7 @@ class EndpointConfig:
                 "topics this endpoint subscribes to, separated by commas"
             )
         for arn in sorted(self.allowed_topic_arns):
-            if not _TOPIC_ARN.fullmatch(arn):
-                raise ConfigurationError(
-                    f"allowed_topic_arns ({ENV_ALLOWED_TOPIC_ARNS}): {arn!r} is not an SNS topic "
-                    "ARN; write arn:<partition>:sns:<region>:<account id>:<topic name> "
-                    "(no wildcards)"
-                )
+            check_topic_arn(arn)
         if not _TABLE_NAME.fullmatch(self.dedupe_table):
             raise ConfigurationError(
                 f"dedupe_table ({ENV_DEDUPE_TABLE}): {self.dedupe_table!r} is not a DynamoDB table "
@@ -127,6 +122,21 @@ class EndpointConfig:
             ),
             lease_seconds=_seconds(environ, ENV_LEASE_SECONDS, DEFAULT_LEASE_SECONDS),
         )
+
+
+def check_topic_arn(
+    arn: object, field: str = f"allowed_topic_arns ({ENV_ALLOWED_TOPIC_ARNS})"
+) -> str:
+    """Return ``arn`` if it is one exact SNS topic ARN, which the endpoint compares a
+    delivery's ``TopicArn`` with; raise otherwise, naming ``field``. A wildcard or any other
+    ARN would match no delivery, and the endpoint would refuse every one; the CDK construct
+    applies this same check at synth (``SnsHttpsEndpoint(allowed_topic_arns=...)``)."""
+    if not isinstance(arn, str) or not _TOPIC_ARN.fullmatch(arn):
+        raise ConfigurationError(
+            f"{field}: {arn!r} is not an SNS topic ARN; write "
+            "arn:<partition>:sns:<region>:<account id>:<topic name> (no wildcards)"
+        )
+    return arn
 
 
 def _seconds(environ: Mapping[str, str], name: str, default: float) -> float:

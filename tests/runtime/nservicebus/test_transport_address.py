@@ -24,6 +24,7 @@ from cross_account_runtime.nservicebus.transport_address import (
     addressing_from_environment,
     check_queue_name,
     check_queue_name_prefix,
+    dead_letter_queue_problem,
     default_queue_name,
     parse_queue_arn,
     partition_of_region,
@@ -427,3 +428,23 @@ def test_an_idempotent_custom_generator_is_accepted() -> None:
         return default_queue_name(destination, prefix).lower()
 
     assert QueueNaming("dev-", lower).queue_name("Sales.Orders") == "dev-sales-orders"
+
+
+@pytest.mark.parametrize(
+    ("queue", "dead_letter", "rule"),
+    [
+        ("Sales", "arn:aws:sqs:us-east-1:111111111111:Sales-dlq", None),
+        ("Sales.fifo", "arn:aws:sqs:us-east-1:111111111111:Sales-dlq.fifo", None),
+        ("Sales", "arn:aws:sqs:us-east-2:111111111111:Sales-dlq", "must be in the account"),
+        ("Sales", "arn:aws:sqs:us-east-1:222222222222:Sales-dlq", "must be in the account"),
+        ("Sales", "arn:aws:sqs:us-east-1:111111111111:Sales-dlq.fifo", "is a FIFO queue but"),
+        ("Sales.fifo", "arn:aws:sqs:us-east-1:111111111111:Sales-dlq", "is a standard queue but"),
+    ],
+)
+def test_sqs_redrives_only_within_the_account_region_and_type_of_the_source(
+    queue: str, dead_letter: str, rule: str | None
+) -> None:
+    source = parse_queue_arn(f"arn:aws:sqs:us-east-1:111111111111:{queue}")
+    problem = dead_letter_queue_problem(source, parse_queue_arn(dead_letter))
+    assert (problem is None) == (rule is None)
+    assert rule is None or (problem is not None and rule in problem)

@@ -66,15 +66,24 @@ def test_every_setting_can_be_chosen(document: dict[str, Any]) -> None:
             ("topology.analytics.logFormat", "must be one of envelopes, messages"),
         ),
         (
-            {"account": "Ops", "retentionDays": 1},
-            ("topology.analytics.retentionDays", "must be a whole number from 2 to 36500"),
+            {"account": "Ops", "retentionDays": 0},
+            ("topology.analytics.retentionDays", "must be a whole number from 1 to 36500"),
         ),
         (
-            {"account": "Ops", "infrequentAccessAfterDays": 400},
+            {"account": "Ops", "retentionDays": 30},
+            (
+                "topology.analytics.retentionDays",
+                "30 days must be longer than the 30 days after which logs move to Standard-IA: "
+                "S3 refuses a lifecycle rule that expires objects before or when it moves them; "
+                "keep logs longer or move them sooner",
+            ),
+        ),
+        (
+            {"account": "Ops", "infrequentAccessAfterDays": 7},
             (
                 "topology.analytics.infrequentAccessAfterDays",
-                "must be less than retentionDays (400); S3 moves objects to Standard-IA no "
-                "sooner than 30 days after creation",
+                "7 days is too soon: S3 moves objects to Standard-IA no sooner than 30 days "
+                "after their creation",
             ),
         ),
         (

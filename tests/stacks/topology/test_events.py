@@ -58,9 +58,15 @@ def test_a_prefix_without_an_event_type_is_refused(free_topic: dict[str, Any]) -
 
 @pytest.mark.parametrize(
     ("event_type", "rule"),
-    [("Café.Ordered", "SNS refuses"), ("E" * 257, "longer than 256 characters")],
+    [
+        ("Café.Ordered", "SNS refuses"),
+        ("E" * 257, "longer than 256 characters"),
+        ("Envelope<OrderBilled>", "written as C# writes a generic type"),
+        ("MyCompany.Messages.OrderBilled[]", "an array is never an event's type"),
+        ("MyCompany.Messages.Order Billed", "no spaces"),
+    ],
 )
-def test_event_types_sns_cannot_name_are_refused(
+def test_event_types_the_transport_or_sns_cannot_name_are_refused(
     events: dict[str, Any], event_type: str, rule: str
 ) -> None:
     events["topics"][0]["eventType"] = event_type

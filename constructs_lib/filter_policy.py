@@ -1,11 +1,15 @@
-"""SNS subscription filter policies, checked against SNS's documented rules before deploy.
+"""SNS subscription filter policies, checked against SNS's documented rules at synth.
 
 CloudFormation passes a filter policy to SNS as it is written; SNS refuses a bad one only when
-the subscription is created, after other accounts' stacks may already be deployed. The rules
-(SNS developer guide, "Filter policy constraints" and "Filter policy syntax"):
+the subscription is created, after other accounts' stacks may already be deployed. So every
+construct that takes a ``filter_policy`` refuses a malformed one (:func:`check_filter_policy`),
+and the topology reports each problem at its field (:func:`filter_policy_problems`). A team may
+call either on a policy of its own. The rules (SNS developer guide, "Filter policy constraints"
+and "Filter policy syntax"):
 
 * at most :data:`MAX_KEYS` keys with values, and at most :data:`MAX_COMBINATIONS` combinations
   (the product of the lengths of the value lists; the sum over ``$or`` branches);
+* at most :data:`MAX_POLICY_BYTES` of JSON;
 * a policy on message attributes (the default scope) is flat; nesting needs the scope
   ``MessageBody``;
 * a value list is not empty, and holds strings, numbers within ±10⁹ and five decimals,
@@ -15,43 +19,80 @@ the subscription is created, after other accounts' stacks may already be deploye
 
 from __future__ import annotations
 
+import enum
 import ipaddress
+import json
 import math
 from collections.abc import Mapping
 from typing import Any, Final
 
-from constructs_lib import FilterPolicyScope
-
 MAX_KEYS: Final = 5
 MAX_COMBINATIONS: Final = 150
+MAX_POLICY_BYTES: Final = 256 * 1024
 NUMERIC_LIMIT: Final = 1_000_000_000
 NUMERIC_DECIMALS: Final = 5
 OR_KEY: Final = "$or"
 COMPARISONS: Final = ("=", "<", "<=", ">", ">=")
 
 
+class FilterPolicyScope(enum.StrEnum):
+    """What a subscription's filter policy looks at (SNS's ``FilterPolicyScope``): the message
+    attributes (flat policies), or the message body (nested policies allowed)."""
+
+    MESSAGE_ATTRIBUTES = "MessageAttributes"
+    MESSAGE_BODY = "MessageBody"
+
+
 Problem = tuple[str, str]
-"""(field path, rule broken)."""
+"""(field path, rule broken): the path is the policy's own (``""`` for the whole policy,
+``.store[0]`` for a value), for the caller to put after its name for the policy."""
 
 
-def filter_policy_problems(
-    policy: Mapping[str, Any], scope: FilterPolicyScope, path: str
-) -> list[Problem]:
+def check_filter_policy(
+    policy: Mapping[str, Any],
+    scope: FilterPolicyScope = FilterPolicyScope.MESSAGE_ATTRIBUTES,
+    name: str = "filter_policy",
+) -> None:
+    """Refuse a policy SNS would refuse, naming ``name`` and the path of each problem inside
+    the policy (``filter_policy.store[0]: ...``)."""
+    if not isinstance(policy, Mapping):
+        raise TypeError(
+            f"{name}: must be a dict, as SNS's JSON syntax writes a policy, got "
+            f"{type(policy).__name__}"
+        )
+    try:
+        scope = FilterPolicyScope(scope)
+    except ValueError:
+        raise ValueError(
+            f"{name}_scope: must be one of {', '.join(s.value for s in FilterPolicyScope)}, "
+            f"got {scope!r}"
+        ) from None
+    problems = filter_policy_problems(policy, scope)
+    if problems:
+        raise ValueError("; ".join(f"{name}{path}: {rule}" for path, rule in problems))
+
+
+def filter_policy_problems(policy: Mapping[str, Any], scope: FilterPolicyScope) -> list[Problem]:
     """Every rule ``policy`` breaks, each with the path of the field at fault."""
     problems: list[Problem] = []
-    keys, combinations = _walk(policy, scope, path, problems)
+    keys, combinations = _walk(policy, scope, "", problems)
     if keys > MAX_KEYS:
         problems.append(
-            (path, f"has {keys} keys with values; SNS takes at most {MAX_KEYS} keys in a policy")
+            ("", f"has {keys} keys with values; SNS takes at most {MAX_KEYS} keys in a policy")
         )
     if combinations > MAX_COMBINATIONS:
         problems.append(
             (
-                path,
+                "",
                 f"has {combinations} combinations (the product of its value lists' lengths); "
                 f"SNS takes at most {MAX_COMBINATIONS}: split it over subscriptions or use "
                 "prefix / anything-but",
             )
+        )
+    size = len(json.dumps(policy, separators=(",", ":"), default=str).encode())
+    if size > MAX_POLICY_BYTES:
+        problems.append(
+            ("", f"is {size:,} bytes of JSON; SNS takes at most {MAX_POLICY_BYTES:,} (256 KB)")
         )
     return problems
 
@@ -77,9 +118,11 @@ def _walk(
                 problems.append(
                     (
                         where,
-                        "a nested object filters the message body: set the subscription's "
-                        f'"filterPolicyScope": "{FilterPolicyScope.MESSAGE_BODY}" (attribute '
-                        "policies are flat)",
+                        "a nested object filters the message body, and a policy on the "
+                        "message attributes is flat: give the subscription the scope "
+                        f"{FilterPolicyScope.MESSAGE_BODY} (a construct's "
+                        "filter_policy_scope=FilterPolicyScope.MESSAGE_BODY, a topology's "
+                        f'"filterPolicyScope": "{FilterPolicyScope.MESSAGE_BODY}")',
                     )
                 )
                 continue
