@@ -76,7 +76,6 @@ def synth(tree: Path, topology_file: Path, outdir: Path) -> dict[str, Any]:
         **os.environ,
         "CDK_OUTDIR": str(outdir),
         "CDK_CONTEXT_JSON": json.dumps({"topology": str(topology_file)}),
-        "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20",
         "PYTHONPATH": os.pathsep.join([str(tree), str(tree / "runtime")]),
     }
     before = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -11,7 +11,9 @@ from pathlib import Path
 from local_aws.accounts import AccountCredentials
 
 ROOT = Path(__file__).resolve().parent.parent
-CDK_BIN = ROOT / "node_modules" / ".bin" / "cdk"
+NODE_BIN = ROOT / "node_modules" / ".bin"
+"""The CLI and the project's own Node (package.json pins both; scripts/setup.sh installs them)."""
+CDK_BIN = NODE_BIN / "cdk"
 _INHERITED_AWS_VARIABLES = ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN")
 
 
@@ -20,13 +22,15 @@ class CdkCliError(RuntimeError):
 
 
 def cdk_environment(credentials: AccountCredentials, endpoint_url: str) -> dict[str, str]:
-    """The process environment for the CLI: local endpoint, this account's key, no telemetry."""
+    """The process environment for the CLI: local endpoint, this account's key, no telemetry,
+    and the project's Node first on PATH, which the CLI's ``#!/usr/bin/env node`` runs on,
+    whatever Node the machine has."""
     env = {k: v for k, v in os.environ.items() if k not in _INHERITED_AWS_VARIABLES}
     env.update(credentials.environment(endpoint_url))
     env.update(
         {
+            "PATH": os.pathsep.join([str(NODE_BIN), env.get("PATH", os.defpath)]),
             "CDK_DISABLE_CLI_TELEMETRY": "true",
-            "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20",
             "NODE_NO_WARNINGS": "1",
             "CI": "true",
         }

@@ -3,5 +3,6 @@
 # 127.0.0.1), bootstrap and deploy each account with the CDK CLI, print what was deployed and
 # the access report. Stops everything it started.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh" --all
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 exec python -m local_aws "$@"

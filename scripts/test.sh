@@ -2,7 +2,8 @@
 # The test command: lint, then the type check beside the whole pytest suite (synth gates, moto,
 # Spark); fails if either fails.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh" --all
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 echo "== ruff" >&2
 ruff check .
 ruff format --check .

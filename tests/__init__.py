@@ -3,7 +3,9 @@
 import os
 from pathlib import Path
 
-os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
+os.environ.setdefault(
+    "JSII_NODE", str(Path(__file__).resolve().parent.parent / "node_modules" / ".bin" / "node")
+)
 os.environ.setdefault(
     "JSII_RUNTIME_PACKAGE_CACHE_ROOT",
     str(Path(__file__).resolve().parent.parent / ".cache" / "jsii"),
