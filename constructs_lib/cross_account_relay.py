@@ -21,6 +21,7 @@ file holds must therefore be known at synth; a token there is refused, naming th
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -46,7 +47,7 @@ from constructs_lib.defaults import (
     RELAY_MAX_BATCHING_WINDOW_RANGE,
     RELAY_MEMORY_MB,
 )
-from constructs_lib.endpoint_queue import IEndpointQueue
+from constructs_lib.endpoint_queue import IEndpointQueue, endpoint_queue_of
 from constructs_lib.message_body_bucket import BODY_KEY_ALIAS, WRITER_KEY_ACTIONS, MessageBodyBucket
 from constructs_lib.relay_timing import RelayTiming
 from cross_account_runtime.nservicebus.transport_address import AddressError, parse_queue_arn
@@ -115,9 +116,16 @@ class RelayRoute:
     instead of to the dead-letter queue, as the transport moves such a message to its error
     queue. The route also carries the source queue's ``maxReceiveCount`` when the source knows
     it, so that the relay knows a receive is the last.
+
+    ``source`` is an endpoint queue (:class:`~constructs_lib.EndpointQueue`, or one imported
+    with :meth:`~constructs_lib.EndpointQueue.from_queue_arn` or
+    :meth:`~constructs_lib.EndpointQueue.from_queue`) or an aws-cdk-lib queue, which the relay
+    reads as :meth:`~constructs_lib.EndpointQueue.from_queue` does (an ``sqs.Queue`` of this
+    app with its dead-letter queue; an imported one needs ``from_queue`` and its
+    ``dead_letter_queue``).
     """
 
-    source: IEndpointQueue
+    source: IEndpointQueue | sqs.IQueue
     destination_arn: str
     destination_encrypted: bool = True
     delayed: bool = False
@@ -126,6 +134,16 @@ class RelayRoute:
     body_bucket: str | None = None
     form: MessageForm | None = None
     forward_unreadable: bool = False
+
+    @property
+    def source_queue(self) -> IEndpointQueue:
+        """``source`` as an endpoint queue, once the relay has read an aws-cdk-lib queue."""
+        if not isinstance(self.source, IEndpointQueue):
+            raise TypeError(
+                "source: an aws-cdk-lib queue is read by the relay it is given to; pass the "
+                "route to CrossAccountRelay, or wrap the queue with EndpointQueue.from_queue"
+            )
+        return self.source
 
     def configuration(self, dead_letter_queue: str, address_book: str | None) -> dict[str, object]:
         """The route's member of the file's ``routes``, with ``dead_letter_queue`` as the file
@@ -146,8 +164,8 @@ class RelayRoute:
             member[ROUTE_FORM] = self.form.value
         if self.forward_unreadable:
             member[ROUTE_FORWARD_UNREADABLE] = True
-        if self.source.max_receive_count is not None:
-            member[ROUTE_MAX_RECEIVE_COUNT] = self.source.max_receive_count
+        if self.source_queue.max_receive_count is not None:
+            member[ROUTE_MAX_RECEIVE_COUNT] = self.source_queue.max_receive_count
         return member
 
     def address_book(self) -> dict[str, list[str]] | None:
@@ -185,7 +203,8 @@ class CrossAccountRelay(Construct):
         """Create the function, its role, its log group and an event source per route.
 
         :param direction: outbound (stamp, cross the boundary) or inbound (deliver).
-        :param routes: the queues read and their destinations (at least one).
+        :param routes: the queues read and their destinations (at least one); a route's
+            source may be an aws-cdk-lib queue (see :class:`RelayRoute`).
         :param local_endpoints: outbound only (and required there): the transport addresses
             (queue names, the values address headers carry) of the queues of the relay's
             account and region that a message may name: endpoint queues and the error queue.
@@ -240,6 +259,12 @@ class CrossAccountRelay(Construct):
                 "list the queue names as text (the values the endpoints' address headers carry)",
             )
         timing = RelayTiming.for_batch(batch_size)
+        routes = [
+            dataclasses.replace(
+                route, source=endpoint_queue_of(self, f"Source{index}", route.source, "routes")
+            )
+            for index, route in enumerate(routes)
+        ]
         for route in routes:
             _check_visibility(route, timing)
             _check_known_at_synth(route)
@@ -305,11 +330,11 @@ class CrossAccountRelay(Construct):
         self.configuration = configuration
         """The configuration file's text, as the function's code asset holds it."""
         for route in routes:
-            route.source.queue.grant_consume_messages(self.role)
-            fifo = bool(route.source.queue.fifo)
+            route.source_queue.queue.grant_consume_messages(self.role)
+            fifo = bool(route.source_queue.queue.fifo)
             self.function.add_event_source(
                 event_sources.SqsEventSource(
-                    route.source.queue,
+                    route.source_queue.queue,
                     batch_size=min(batch_size, RELAY_FIFO_BATCH_SIZE) if fifo else batch_size,
                     max_batching_window=None if fifo else max_batching_window,
                     report_batch_item_failures=True,
@@ -352,10 +377,10 @@ class CrossAccountRelay(Construct):
         self._grant_in_parts(
             "SendToOwnQueues",
             ["sqs:SendMessage"],
-            [r.source.dead_letter_queue.queue_arn for r in routes]
-            + [r.source.queue_arn for r in routes if r.delayed],
+            [r.source_queue.dead_letter_queue.queue_arn for r in routes]
+            + [r.source_queue.queue_arn for r in routes if r.delayed],
         )
-        if any(r.source.encryption_key is not None for r in routes):
+        if any(r.source_queue.encryption_key is not None for r in routes):
             own = f"{stack.region}:{stack.account}"
             self.role.add_to_policy(
                 iam.PolicyStatement(
@@ -512,9 +537,9 @@ def _configuration(
     books: dict[str, dict[str, list[str]]] = {}
     members: dict[str, object] = {}
     for route in routes:
-        source = _queue_reference(stack, route.source.queue, "the source queue", None)
+        source = _queue_reference(stack, route.source_queue.queue, "the source queue", None)
         dead_letter = _queue_reference(
-            stack, route.source.dead_letter_queue, "the dead-letter queue", source
+            stack, route.source_queue.dead_letter_queue, "the dead-letter queue", source
         )
         book = route.address_book()
         name = None
@@ -560,7 +585,7 @@ def _queue_reference(stack: Stack, queue: sqs.IQueue, what: str, source: str | N
 def _check_known_at_synth(route: RelayRoute) -> None:
     """What a route writes into the file (its destination, reachable queues and body bucket)
     must be text at synth; the ARNs must read as queue ARNs."""
-    where = f"the route reading {route.source.queue.node.path}"
+    where = f"the route reading {route.source_queue.queue.node.path}"
     for member, arns in (
         ("destination_arn", [route.destination_arn]),
         ("reachable_queues", list(route.reachable_queues)),
@@ -596,12 +621,12 @@ def _known_at_synth(value: str, where: str, fix: str) -> None:
 def _check_visibility(route: RelayRoute, timing: RelayTiming) -> None:
     """Refuse a source queue known to hide a received message for less than the function may
     run (six times over): a message still being sent would be received again."""
-    known = route.source.visibility_timeout
+    known = route.source_queue.visibility_timeout
     needed = timing.visibility_timeout.to_seconds()
     if known is None or known.to_seconds() >= needed:
         return
     raise ValueError(
-        f"routes: the source queue {route.source.queue.node.path} has a visibility timeout of "
+        f"routes: the source queue {route.source_queue.queue.node.path} has a visibility timeout of "
         f"{known.to_seconds():g} s, under the {needed:g} s a batch of {timing.batch_size} needs "
         f"(6 x the function timeout of {timing.function_timeout.to_seconds():g} s); create it "
         f"with visibility_timeout=RelayTiming.for_batch({timing.batch_size}).visibility_timeout, "

@@ -9,8 +9,8 @@ policy that grants the declared senders exactly what sending needs and nothing e
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from collections.abc import Callable, Sequence
+from typing import NoReturn, Protocol, TypeVar, runtime_checkable
 
 from aws_cdk import Duration, RemovalPolicy, Stack, Token
 from aws_cdk import aws_iam as iam
@@ -19,6 +19,7 @@ from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from constructs_lib._private.acknowledgments import acknowledge
+from constructs_lib._private.cdk_types import is_queue, same_key
 from constructs_lib._private.grants import (
     TOPIC_KEY_ACTIONS,
     Grantees,
@@ -51,6 +52,8 @@ from constructs_lib.queue_naming import (
 )
 from constructs_lib.validation import (
     require_account_ids,
+    require_customer_managed_key,
+    require_customer_managed_queue_key,
     require_organization_ids,
     require_range,
     require_role_arn,
@@ -68,7 +71,7 @@ SENDER_ACTIONS = ("sqs:SendMessage", "sqs:GetQueueUrl", "sqs:GetQueueAttributes"
 attributes."""
 SENDER_KEY_ACTIONS = ("kms:GenerateDataKey", "kms:Decrypt")
 """What a producer needs on the queue's key to send an encrypted message."""
-AWS_MANAGED_SQS_KEY = "alias/aws/sqs"
+_T = TypeVar("_T")
 DELAY_QUEUE_WITHOUT_DLQ = (
     "The released NServiceBus transport refuses to start while its delay queue has a redrive "
     "policy (DelayedMessagesPump.Initialize); its pump moves every message on to the input "
@@ -244,7 +247,7 @@ class EndpointQueue(Construct):
                 "shared_key: the queue is encrypted with one key; give either shared_key (the "
                 "account's MessagingKey) or encryption_key, not both"
             )
-        _refuse_aws_managed_key(encryption_key)
+        require_customer_managed_key("encryption_key", encryption_key)
 
         self.queue_name = (
             validate_queue_name(queue_name, fifo=fifo)
@@ -372,7 +375,7 @@ class EndpointQueue(Construct):
         :class:`IEndpointQueue` (subscriptions, relays); nothing is created or changed.
 
         :param queue_arn: the queue's ARN (a string, not a token: it names the queue's
-            account, region and FIFO-ness).
+            account, region and FIFO-ness); for a queue of this app use :meth:`from_queue`.
         :param dead_letter_queue_arn: its redrive dead-letter queue, of the same account,
             region and kind.
         :param encryption_key_arn: the customer-managed key both queues are encrypted with.
@@ -385,12 +388,57 @@ class EndpointQueue(Construct):
         """
         if max_receive_count is not None:
             require_range("max_receive_count", max_receive_count, *MAX_RECEIVE_COUNT_RANGE)
+        require_customer_managed_key("encryption_key_arn", encryption_key_arn)
         return _ImportedEndpointQueue(
             scope,
             construct_id,
             queue_arn=queue_arn,
             dead_letter_queue_arn=dead_letter_queue_arn,
             encryption_key_arn=encryption_key_arn,
+            max_receive_count=max_receive_count,
+            visibility_timeout=visibility_timeout,
+        )
+
+    @classmethod
+    def from_queue(
+        cls,
+        scope: Construct,
+        construct_id: str,
+        queue: sqs.IQueue,
+        *,
+        dead_letter_queue: sqs.IQueue | None = None,
+        encryption_key: kms.IKey | None = None,
+        max_receive_count: int | None = None,
+        visibility_timeout: Duration | None = None,
+    ) -> IEndpointQueue:
+        """An aws-cdk-lib queue as an endpoint queue, for the constructs that take an
+        :class:`IEndpointQueue` (relays, subscriptions): an ``sqs.Queue`` made in this app, or
+        one imported with ``sqs.Queue.from_queue_arn`` or ``from_queue_attributes``. Nothing is
+        created or changed.
+
+        What an ``sqs.Queue`` of this app knows is read from it (its redrive dead-letter queue
+        and ``maxReceiveCount``, its key, whether it is FIFO, its visibility timeout); an
+        imported queue knows its ARN, FIFO-ness and the key it was imported with, so give
+        what else the construct you hand it to needs. A value given that contradicts the
+        queue's own is refused.
+
+        :param queue: the queue (an ``sqs.IQueue``).
+        :param dead_letter_queue: its redrive dead-letter queue, where a relay reading it puts
+            the messages it refuses. Default: the queue's own (``sqs.Queue(dead_letter_queue=
+            ...)``); required for an imported queue.
+        :param encryption_key: the customer-managed key both queues are encrypted with.
+            Default: the queue's own (``encryption_master_key``), else none.
+        :param max_receive_count: the queue's redrive ``maxReceiveCount`` (1-1000).
+            Default: the queue's redrive policy's, else unknown.
+        :param visibility_timeout: the queue's visibility timeout. Default: an ``sqs.Queue``'s
+            own (SQS's 30 seconds when it sets none); unknown for an imported queue.
+        """
+        return _ExistingEndpointQueue(
+            scope,
+            construct_id,
+            queue=queue,
+            dead_letter_queue=dead_letter_queue,
+            encryption_key=encryption_key,
             max_receive_count=max_receive_count,
             visibility_timeout=visibility_timeout,
         )
@@ -517,9 +565,24 @@ class EndpointQueue(Construct):
         return self.queue.grant_purge(grantee)
 
 
-class _ImportedEndpointQueue(Construct):
-    """An existing queue and DLQ (and key) behind the :class:`IEndpointQueue` protocol, with
-    the settings it was told."""
+class _EndpointQueueView(Construct):
+    """A queue that exists already, with its DLQ and key, behind :class:`IEndpointQueue`."""
+
+    queue: sqs.IQueue
+    dead_letter_queue: sqs.IQueue
+    encryption_key: kms.IKey | None
+    fifo: bool
+    max_receive_count: int | None
+    visibility_timeout: Duration | None
+
+    @property
+    def queue_arn(self) -> str:
+        """The queue's ARN."""
+        return self.queue.queue_arn
+
+
+class _ImportedEndpointQueue(_EndpointQueueView):
+    """A queue and DLQ (and key) imported by ARN, with the settings it was told."""
 
     def __init__(
         self,
@@ -555,10 +618,144 @@ class _ImportedEndpointQueue(Construct):
             key_arn=encryption_key_arn,
         )
 
-    @property
-    def queue_arn(self) -> str:
-        """The queue's ARN."""
-        return self.queue.queue_arn
+
+class _ExistingEndpointQueue(_EndpointQueueView):
+    """An aws-cdk-lib queue with what it knows of itself and what it was told (see
+    :meth:`EndpointQueue.from_queue`)."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        queue: sqs.IQueue,
+        dead_letter_queue: sqs.IQueue | None,
+        encryption_key: kms.IKey | None,
+        max_receive_count: int | None,
+        visibility_timeout: Duration | None,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        if not is_queue(queue):
+            raise TypeError(
+                f"queue: expected an aws_sqs.IQueue (sqs.Queue, or one imported with "
+                f"sqs.Queue.from_queue_arn), got {type(queue).__name__}; an EndpointQueue or "
+                "an imported endpoint queue is an endpoint queue already"
+            )
+        if dead_letter_queue is not None and not is_queue(dead_letter_queue):
+            raise TypeError(
+                "dead_letter_queue: expected an aws_sqs.IQueue, got "
+                f"{type(dead_letter_queue).__name__}"
+            )
+        require_customer_managed_queue_key("queue", queue)
+        require_customer_managed_key("encryption_key", encryption_key)
+        own = queue.dead_letter_queue if isinstance(queue, sqs.Queue) else None
+        self.queue = queue
+        self.fifo = queue.fifo
+        self.dead_letter_queue = _agreed(
+            "dead_letter_queue",
+            dead_letter_queue,
+            own.queue if own is not None else None,
+            same=lambda given, known: given.node.path == known.node.path,
+        ) or _missing_dead_letter_queue(queue)
+        _require_redrive("dead_letter_queue", queue, self.dead_letter_queue)
+        self.encryption_key = _agreed(
+            "encryption_key", encryption_key, queue.encryption_master_key, same=same_key
+        )
+        if max_receive_count is not None:
+            require_range("max_receive_count", max_receive_count, *MAX_RECEIVE_COUNT_RANGE)
+        self.max_receive_count = _agreed(
+            "max_receive_count",
+            max_receive_count,
+            int(own.max_receive_count) if own is not None and own.max_receive_count else None,
+            same=lambda given, known: given == known,
+        )
+        self.visibility_timeout = _agreed(
+            "visibility_timeout",
+            visibility_timeout,
+            _own_visibility_timeout(queue),
+            same=lambda given, known: given.to_seconds() == known.to_seconds(),
+        )
+
+
+def _require_redrive(field: str, queue: sqs.IQueue, dead_letter: sqs.IQueue) -> None:
+    """SQS's redrive rule (:func:`dead_letter_queue_problem`) where synth knows both ARNs (an
+    imported queue); a queue of this app, whose ARN CloudFormation fills in, is held to its
+    type part, which its kind tells (its account and region are its stack's)."""
+    arns = (queue.queue_arn, dead_letter.queue_arn)
+    if not any(Token.is_unresolved(arn) for arn in arns):
+        problem = dead_letter_queue_problem(*(_parsed(field, arn) for arn in arns))
+    elif queue.fifo != dead_letter.fifo:
+        problem = (
+            f"{dead_letter.node.path} must be a {'FIFO' if queue.fifo else 'standard'} queue "
+            f"like {queue.node.path}; SQS requires a dead-letter queue of the source's type"
+        )
+    else:
+        problem = None
+    if problem is not None:
+        raise ValueError(f"{field}: {problem}")
+
+
+def _agreed(
+    field: str, given: _T | None, known: _T | None, *, same: Callable[[_T, _T], bool]
+) -> _T | None:
+    """``given``, or what the queue knows of itself; both only when they agree."""
+    if given is not None and known is not None and not same(given, known):
+        raise ValueError(
+            f"{field}: the queue says otherwise ({_shown(known)}, not {_shown(given)}); "
+            f"leave {field} out to use the queue's own"
+        )
+    return given if given is not None else known
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, Construct):
+        return value.node.path
+    if isinstance(value, Duration):
+        return f"{value.to_seconds():g} s"
+    return repr(value)
+
+
+def _missing_dead_letter_queue(queue: sqs.IQueue) -> NoReturn:
+    raise ValueError(
+        f"dead_letter_queue: {queue.node.path} does not say its redrive dead-letter queue (an "
+        "imported queue, or an sqs.Queue made without dead_letter_queue); pass "
+        "dead_letter_queue= (sqs.Queue.from_queue_arn(...) for one of another stack), and "
+        "give the sqs.Queue a dead-letter queue if it has none: a relay puts what it refuses "
+        "there"
+    )
+
+
+def _own_visibility_timeout(queue: sqs.IQueue) -> Duration | None:
+    """An ``sqs.Queue``'s visibility timeout (SQS's default when it sets none); ``None`` for
+    an imported queue, or one whose timeout synth does not know."""
+    cfn = queue.node.default_child
+    if not isinstance(cfn, sqs.CfnQueue):
+        return None
+    seconds = cfn.visibility_timeout
+    if seconds is None:
+        return SQS_DEFAULT_VISIBILITY_TIMEOUT
+    return None if Token.is_unresolved(seconds) else Duration.seconds(seconds)
+
+
+def endpoint_queue_of(
+    scope: Construct, construct_id: str, queue: IEndpointQueue | sqs.IQueue, field: str
+) -> IEndpointQueue:
+    """``queue`` as an endpoint queue: as it is, or an aws-cdk-lib queue read with
+    :meth:`EndpointQueue.from_queue` (its refusals then name ``field`` too)."""
+    if isinstance(queue, IEndpointQueue):
+        return queue
+    if not is_queue(queue):
+        raise TypeError(
+            f"{field}: expected an EndpointQueue, an imported endpoint queue or an "
+            f"aws_sqs.IQueue, got {type(queue).__name__}"
+        )
+    try:
+        return EndpointQueue.from_queue(scope, construct_id, queue)
+    except ValueError as error:
+        raise ValueError(
+            f"{field}: {queue.node.path}: {error}; or wrap the queue with "
+            "EndpointQueue.from_queue(scope, id, queue, dead_letter_queue=...) and pass that"
+        ) from None
 
 
 def _at_least(duration: Duration, minimum: Duration) -> Duration:
@@ -570,7 +767,8 @@ def _parsed(field: str, arn: str) -> QueueArn:
     if Token.is_unresolved(arn):
         raise ValueError(
             f"{field}: give the ARN as a string; a token cannot say the queue's account, "
-            "region or kind"
+            "region or kind. For a queue of this app, pass the queue itself to "
+            "EndpointQueue.from_queue(scope, id, queue)"
         )
     try:
         return parse_queue_arn(arn)
@@ -596,18 +794,3 @@ def _refuse_short_dead_letter_retention(
         "redriven late would be deleted from it early. Keep the dead-letter queue at least "
         "as long as the queue"
     )
-
-
-def _refuse_aws_managed_key(key: kms.IKey | None) -> None:
-    """``alias/aws/sqs`` cannot be shared: other accounts and SNS could not send."""
-    if key is None:
-        return
-    alias_name = getattr(key, "alias_name", None)
-    key_arn = getattr(key, "key_arn", "")
-    if alias_name == AWS_MANAGED_SQS_KEY or (
-        isinstance(key_arn, str) and key_arn.endswith(":" + AWS_MANAGED_SQS_KEY)
-    ):
-        raise ValueError(
-            "encryption_key: the AWS-managed key alias/aws/sqs cannot be used by senders in "
-            "other accounts or by SNS; pass a customer-managed key or omit encryption_key"
-        )

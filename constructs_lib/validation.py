@@ -7,6 +7,9 @@ import re
 import urllib.parse
 from collections.abc import Iterable
 
+from aws_cdk import aws_kms as kms
+from aws_cdk import aws_sqs as sqs
+
 from cross_account_runtime.sns_endpoint.config import check_topic_arn
 
 ACCOUNT_ID = re.compile(r"^\d{12}$")
@@ -14,6 +17,8 @@ ORGANIZATION_ID = re.compile(r"^o-[a-z0-9]{10,32}$")
 MAX_PORT = 65_535
 _HTTPS_URL = re.compile(r"^https://[^/\s:@]+(:\d{1,5})?(/\S*)?$")
 _HOST_LABEL = re.compile(r"^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$")
+AWS_MANAGED_KEY_ALIAS_PREFIX = "alias/aws/"
+"""What the aliases of AWS-managed keys start with (``alias/aws/sqs``, ``alias/aws/sns``)."""
 
 
 def require_role_arn(name: str, role_arn: str, *, pattern: bool = False) -> str:
@@ -99,3 +104,49 @@ def _is_ip(host: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def require_customer_managed_key(
+    name: str, key: kms.IKey | str | None, fix: str | None = None
+) -> None:
+    """Refuse an AWS-managed key (``alias/aws/sqs``, ``alias/aws/sns``, any ``alias/aws/*``),
+    given as a key object or as an ARN or alias name. Its key policy is AWS's and cannot be
+    changed: it admits the principals of its own account through its own service only, so
+    senders, publishers and subscribers in other accounts, and SNS delivering into an
+    encrypted queue, could never use it. ``fix`` says what to do instead, where leaving
+    ``name`` out is not the way."""
+    if key is None:
+        return
+    names = (
+        [key]
+        if isinstance(key, str)
+        else [getattr(key, "alias_name", None), getattr(key, "key_arn", None)]
+    )
+    for value in names:
+        if not isinstance(value, str):
+            continue
+        alias = value.split(":")[-1]
+        if alias.startswith(AWS_MANAGED_KEY_ALIAS_PREFIX):
+            raise ValueError(
+                f"{name}: the AWS-managed key {alias} {_AWS_MANAGED_KEY_REASON}; "
+                + (
+                    fix
+                    or f"pass a customer-managed key (aws_kms.Key, or its ARN) or leave {name} out"
+                )
+            )
+
+
+def require_customer_managed_queue_key(name: str, queue: sqs.IQueue) -> None:
+    """Refuse a queue encrypted with SQS's AWS-managed key (``QueueEncryption.KMS_MANAGED``),
+    for the reason :func:`require_customer_managed_key` gives."""
+    if queue.encryption_type is sqs.QueueEncryption.KMS_MANAGED:
+        raise ValueError(
+            f"{name}: {queue.node.path} is encrypted with the AWS-managed key alias/aws/sqs, "
+            f"which {_AWS_MANAGED_KEY_REASON}; encrypt it with a customer-managed key "
+            "(encryption_master_key) or SSE-SQS"
+        )
+
+
+_AWS_MANAGED_KEY_REASON = (
+    "cannot be used by other accounts or by SNS delivering into a queue (its policy is AWS's own)"
+)
