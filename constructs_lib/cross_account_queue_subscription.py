@@ -8,16 +8,17 @@ from typing import Any
 
 from aws_cdk import Token
 from aws_cdk import aws_sns as sns
-from aws_cdk import aws_sns_subscriptions as subscriptions
+from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from constructs_lib._private.keywords import checked
 from constructs_lib._private.subscriptions import (
-    EndpointQueueSubscription,
+    QueueSubscription,
     set_filter_policy,
+    subscribed_queue,
     subscription_dead_letter_queue,
 )
-from constructs_lib.endpoint_queue import EndpointQueue, IEndpointQueue
+from constructs_lib.endpoint_queue import IEndpointQueue
 from constructs_lib.filter_policy import FilterPolicyScope
 from constructs_lib.queue_naming import subscription_dead_letter_queue_name
 from constructs_lib.validation import require_topic_arn
@@ -30,10 +31,12 @@ class CrossAccountQueueSubscription(Construct):
     The queue owner creates the subscription (so SNS confirms it at once), admits SNS for that
     topic only in the queue policy (one statement lists every topic an
     :class:`~constructs_lib.EndpointQueue` admits), lets SNS use the queue's key for that topic
-    (for the queue and the subscription's DLQ), and owns the subscription's DLQ. The topic's account grants ``sns:Subscribe`` to this account (see
+    (for the queue and the subscription's DLQ), and owns the subscription's DLQ: each grant
+    written by the construct itself (``aws:SourceArn``), whatever feature flags the app sets.
+    The topic's account grants ``sns:Subscribe`` to this account (see
     :meth:`DeliveryLoggedTopic.add_subscriber_accounts`). For a queue imported with
-    :meth:`EndpointQueue.from_queue_arn` the queue's and key's policies belong to their owner,
-    who must admit SNS for the topic there.
+    :meth:`EndpointQueue.from_queue_arn` or ``sqs.Queue.from_queue_arn`` the queue's and key's
+    policies belong to their owner, who must admit SNS for the topic there.
     """
 
     def __init__(
@@ -43,7 +46,7 @@ class CrossAccountQueueSubscription(Construct):
         *,
         topic_arn: str,
         subscription_name: str,
-        queue: IEndpointQueue,
+        queue: IEndpointQueue | sqs.IQueue,
         raw_message_delivery: bool = True,
         filter_policy: Mapping[str, Any] | None = None,
         filter_policy_scope: FilterPolicyScope = FilterPolicyScope.MESSAGE_ATTRIBUTES,
@@ -54,7 +57,9 @@ class CrossAccountQueueSubscription(Construct):
             cannot cross accounts).
         :param subscription_name: names the subscription's DLQ,
             ``<topic>-<subscription_name>-dlq``.
-        :param queue: the subscribed endpoint queue; its key encrypts the DLQ too.
+        :param queue: the subscribed queue: an :class:`~constructs_lib.EndpointQueue`, an
+            imported endpoint queue, or an aws-cdk-lib queue (``sqs.Queue`` of this app, or
+            imported); its key encrypts the DLQ too. A FIFO queue needs a FIFO topic.
         :param raw_message_delivery: deliver the message as published, without SNS's JSON
             envelope (what NServiceBus endpoints read). Default: True.
         :param filter_policy: an SNS filter policy, as SNS's JSON syntax writes it.
@@ -70,24 +75,20 @@ class CrossAccountQueueSubscription(Construct):
             )
         require_topic_arn("topic_arn", topic_arn)
         topic = sns.Topic.from_topic_arn(self, "Topic", topic_arn)
+        _, key = subscribed_queue("queue", queue)
+        # SNS wants a subscription's DLQ of its topic's kind, whatever the queue's.
         self.dead_letter_queue = subscription_dead_letter_queue(
             self,
             "DeadLetterQueue",
             queue_name=subscription_dead_letter_queue_name(
                 topic_arn.rsplit(":", 1)[1], subscription_name
             ),
-            key=queue.encryption_key,
-            fifo=queue.fifo,
+            key=key,
+            fifo=topic.fifo,
         )
         self.subscription = topic.add_subscription(
-            EndpointQueueSubscription(
+            QueueSubscription(
                 queue,
-                raw_message_delivery=raw_message_delivery,
-                dead_letter_queue=self.dead_letter_queue,
-            )
-            if isinstance(queue, EndpointQueue)
-            else subscriptions.SqsSubscription(
-                queue.queue,
                 raw_message_delivery=raw_message_delivery,
                 dead_letter_queue=self.dead_letter_queue,
             )

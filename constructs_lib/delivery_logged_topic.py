@@ -23,21 +23,25 @@ from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from constructs_lib._private.acknowledgments import acknowledge
+from constructs_lib._private.cdk_types import is_topic, same_key
 from constructs_lib._private.grants import Grantees, PolicyGrants, grant_with_key
 from constructs_lib._private.keywords import checked, checked_keywords
 from constructs_lib._private.subscriptions import (
-    EndpointQueueSubscription,
+    QueueSubscription,
+    admit_topic_to_dead_letter_queue,
+    allow_sns_for_topic,
     set_filter_policy,
     subscription_dead_letter_queue,
     url_subscription,
 )
 from constructs_lib.defaults import LOG_RETENTION, SUCCESS_SAMPLE_RATE
-from constructs_lib.endpoint_queue import EndpointQueue, IEndpointQueue
+from constructs_lib.endpoint_queue import IEndpointQueue
 from constructs_lib.filter_policy import FilterPolicyScope
 from constructs_lib.queue_naming import subscription_dead_letter_queue_name
 from constructs_lib.topic_naming import topic_name_problem
 from constructs_lib.validation import (
     require_account_ids,
+    require_customer_managed_key,
     require_organization_ids,
     require_range,
     require_topic_arn,
@@ -46,7 +50,7 @@ from cross_account_runtime.delivery_policy.policy import HttpDeliveryPolicy
 
 LOG_ACTIONS = ("logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents")
 PUBLISH_KEY_ACTIONS = ("kms:GenerateDataKey*", "kms:Decrypt")
-"""What a publisher (and SNS, into subscription DLQs) needs on the topic's key."""
+"""What a publisher needs on the topic's key."""
 
 
 class DeliveryProtocol(enum.StrEnum):
@@ -80,7 +84,8 @@ def delivery_log_group_names(topic_name: str, region: str, account: str) -> tupl
 class IDeliveryLoggedTopic(Protocol):
     """A topic as :class:`~constructs_lib.SnsHttpsEndpoint` subscribes to it, whether this
     app created it (:class:`DeliveryLoggedTopic`) or a team already owns it
-    (:meth:`DeliveryLoggedTopic.from_topic_arn`)."""
+    (:meth:`DeliveryLoggedTopic.from_topic_arn`, or an aws-cdk-lib topic through
+    :meth:`DeliveryLoggedTopic.from_topic`)."""
 
     @property
     def topic(self) -> sns.ITopic:
@@ -206,13 +211,15 @@ class DeliveryLoggedTopic(_TopicBase):
         """Create the topic, its key, its log groups and its feedback role.
 
         :param topic_name: the topic's name (``.fifo`` is added for FIFO topics if missing).
-        :param fifo: a FIFO topic (only FIFO SQS queues may subscribe). Default: False.
+        :param fifo: a FIFO topic: it delivers to SQS queues only, FIFO ones in order and
+            once (a standard topic delivers to standard queues only). Default: False.
         :param content_based_deduplication: FIFO only: deduplicate on the message's hash.
             Default: False.
         :param display_name: shown in SMS and email deliveries. Default: none.
-        :param encryption_key: the key for the topic and its subscription DLQs (the
-            AWS-managed ``alias/aws/sns`` key cannot be used by publishers in other accounts).
-            Default: a new customer-managed key with rotation.
+        :param encryption_key: the key for the topic and its subscription DLQs; never an
+            AWS-managed key (``alias/aws/sns``), which publishers in other accounts and SNS
+            delivering into the DLQs cannot use. Default: a new customer-managed key with
+            rotation.
         :param publisher_accounts: other accounts whose principals may ``sns:Publish``.
             Default: none.
         :param publisher_organization_ids: organizations whose principals may publish.
@@ -247,6 +254,7 @@ class DeliveryLoggedTopic(_TopicBase):
             raise ValueError(
                 "content_based_deduplication: only FIFO topics deduplicate; set fifo=True"
             )
+        require_customer_managed_key("encryption_key", encryption_key)
         if fifo and not topic_name.endswith(".fifo"):
             topic_name += ".fifo"
         if not fifo and topic_name.endswith(".fifo"):
@@ -332,7 +340,7 @@ class DeliveryLoggedTopic(_TopicBase):
         self._logged: list[DeliveryProtocol] = []
         for protocol in logged_protocols:
             self.log_deliveries(protocol)
-        self._allow_sns_to_use_key()
+        allow_sns_for_topic(self.encryption_key, self.topic_arn)
         self._policy = PolicyGrants(
             self,
             "TopicGrants",
@@ -368,9 +376,36 @@ class DeliveryLoggedTopic(_TopicBase):
         :param topic_arn: the topic's ARN (a string, not a token: it says whether the topic
             is FIFO).
         :param encryption_key_arn: the key to encrypt subscription DLQs with (SNS must be
-            allowed to use it for this topic). Default: none (SSE-SQS).
+            allowed to use it for this topic); never an AWS-managed key. Default: none
+            (SSE-SQS).
         """
+        require_customer_managed_key("encryption_key_arn", encryption_key_arn)
         return _ImportedTopic(scope, construct_id, topic_arn, encryption_key_arn)
+
+    @classmethod
+    def from_topic(
+        cls,
+        scope: Construct,
+        construct_id: str,
+        topic: sns.ITopic,
+        *,
+        encryption_key: kms.IKey | None = None,
+    ) -> IDeliveryLoggedTopic:
+        """An aws-cdk-lib topic (``sns.Topic`` of this app, or one imported with
+        ``sns.Topic.from_topic_arn``), for :class:`~constructs_lib.SnsHttpsEndpoint`. Nothing is
+        created or changed but the grant below.
+
+        Its delivery-status logging is its owner's to turn on (log the ``http/s`` protocol).
+        Subscriptions added here are created in this stack, each with its own DLQ named after
+        the topic (so its name must be known at synth) and encrypted with its key, on which
+        SNS is admitted for this topic alone (``aws:SourceArn``) when the key is one of this
+        app.
+
+        :param topic: the topic (an ``sns.ITopic``).
+        :param encryption_key: the key to encrypt subscription DLQs with; never an
+            AWS-managed key. Default: the topic's own (``master_key``), else none (SSE-SQS).
+        """
+        return _ExistingTopic(scope, construct_id, topic, encryption_key)
 
     @property
     def logged_protocols(self) -> tuple[DeliveryProtocol, ...]:
@@ -411,19 +446,6 @@ class DeliveryLoggedTopic(_TopicBase):
             )
             filters.append(subscription_filter)
         return tuple(filters)
-
-    def _allow_sns_to_use_key(self) -> None:
-        """SNS encrypts into this topic's subscription DLQs with the topic's key."""
-        if isinstance(self.encryption_key, kms.Key):
-            self.encryption_key.add_to_resource_policy(
-                iam.PolicyStatement(
-                    sid="AllowSnsForThisAccount",
-                    principals=[iam.ServicePrincipal("sns.amazonaws.com")],
-                    actions=list(PUBLISH_KEY_ACTIONS),
-                    resources=["*"],
-                    conditions={"StringEquals": {"aws:SourceAccount": Stack.of(self).account}},
-                )
-            )
 
     @checked_keywords
     def add_publisher_accounts(self, *account_ids: str) -> None:
@@ -529,8 +551,13 @@ class DeliveryLoggedTopic(_TopicBase):
 
         The queue's policy admits SNS for this topic only (``aws:SourceArn``; an
         :class:`~constructs_lib.EndpointQueue` lists every topic it admits in one statement) and
-        its key lets SNS encrypt. For a queue in another account use :class:`CrossAccountQueueSubscription`
-        in that account's stack.
+        its key lets SNS encrypt for this topic only, each grant written by the construct
+        itself whatever feature flags the app sets. For a queue in another account use
+        :class:`CrossAccountQueueSubscription` in that account's stack.
+
+        :param queue: an :class:`~constructs_lib.EndpointQueue`, an imported endpoint queue, or
+            an aws-cdk-lib queue (``sqs.Queue`` of this app, or imported: its policies are its
+            owner's). A FIFO queue needs a FIFO topic.
 
         :param raw_message_delivery: deliver the message as published, without SNS's JSON
             envelope (what NServiceBus endpoints read). Default: True.
@@ -538,22 +565,16 @@ class DeliveryLoggedTopic(_TopicBase):
             Default: none (every message).
         :param filter_policy_scope: what ``filter_policy`` looks at: the message attributes,
             or (nested policies) the body. Default: ``FilterPolicyScope.MESSAGE_ATTRIBUTES``.
-        :param dead_letter_queue: the subscription's DLQ. Default: a new one,
+        :param dead_letter_queue: the subscription's DLQ, of the topic's kind (FIFO or not); a
+            key of this app encrypting it admits SNS for this topic. Default: a new one,
             ``<topic>-<subscription_id>-dlq``, encrypted with the topic's key.
         """
         dlq = dead_letter_queue or self._dead_letter_queue(subscription_id)
-        subscriber: sns.ITopicSubscription = (
-            EndpointQueueSubscription(
+        subscription = self.topic.add_subscription(
+            QueueSubscription(
                 queue, raw_message_delivery=raw_message_delivery, dead_letter_queue=dlq
             )
-            if isinstance(queue, EndpointQueue)
-            else subscriptions.SqsSubscription(
-                queue.queue if isinstance(queue, IEndpointQueue) else queue,
-                raw_message_delivery=raw_message_delivery,
-                dead_letter_queue=dlq,
-            )
         )
-        subscription = self.topic.add_subscription(subscriber)
         set_filter_policy(subscription, filter_policy, filter_policy_scope)
         self.log_deliveries(DeliveryProtocol.SQS)
         return dlq
@@ -574,10 +595,17 @@ class DeliveryLoggedTopic(_TopicBase):
             Default: none (every message).
         :param filter_policy_scope: what ``filter_policy`` looks at: the message attributes,
             or (nested policies) the body. Default: ``FilterPolicyScope.MESSAGE_ATTRIBUTES``.
-        :param dead_letter_queue: the subscription's DLQ. Default: a new one,
-            ``<topic>-<subscription_id>-dlq``, encrypted with the topic's key.
+        :param dead_letter_queue: the subscription's DLQ; a key of this app encrypting it
+            admits SNS for this topic. Default: a new one, ``<topic>-<subscription_id>-dlq``,
+            encrypted with the topic's key.
         """
+        if self.fifo:
+            raise ValueError(
+                "function: FIFO topics deliver only to SQS queues; subscribe a queue that "
+                "triggers the function"
+            )
         dlq = dead_letter_queue or self._dead_letter_queue(subscription_id)
+        admit_topic_to_dead_letter_queue(self.topic, dlq)
         subscription = self.topic.add_subscription(
             subscriptions.LambdaSubscription(function, dead_letter_queue=dlq)
         )
@@ -612,3 +640,56 @@ class _ImportedTopic(_TopicBase):
         self.encryption_key: kms.IKey | None = (
             kms.Key.from_key_arn(self, "Key", encryption_key_arn) if encryption_key_arn else None
         )
+
+
+class _ExistingTopic(_TopicBase):
+    """An aws-cdk-lib topic behind the :class:`IDeliveryLoggedTopic` protocol (see
+    :meth:`DeliveryLoggedTopic.from_topic`)."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        topic: sns.ITopic,
+        encryption_key: kms.IKey | None,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        if not is_topic(topic):
+            raise TypeError(
+                "topic: expected an aws_sns.ITopic (sns.Topic, or one imported with "
+                f"sns.Topic.from_topic_arn), got {type(topic).__name__}; a DeliveryLoggedTopic "
+                "is one already"
+            )
+        require_customer_managed_key(
+            "topic",
+            topic.master_key,
+            fix="encrypt the topic with a customer-managed key (master_key=aws_kms.Key(...))",
+        )
+        require_customer_managed_key("encryption_key", encryption_key)
+        if (
+            encryption_key is not None
+            and topic.master_key is not None
+            and not same_key(encryption_key, topic.master_key)
+        ):
+            raise ValueError(
+                f"encryption_key: {topic.node.path} is encrypted with "
+                f"{topic.master_key.node.path} already; leave encryption_key out to use it"
+            )
+        if Token.is_unresolved(topic.topic_name):
+            raise ValueError(
+                f"topic: {topic.node.path} has no name known at synth (CloudFormation names "
+                "it), and its subscriptions' dead-letter queues are named after it; create it "
+                "with topic_name=..., or import it by its ARN as text"
+            )
+        self.topic = topic
+        self.topic_name = topic.topic_name
+        self.fifo = topic.fifo
+        self.encryption_key = encryption_key or topic.master_key
+        # The topic's ARN computed from its name: the key the topic is encrypted with cannot
+        # name it by reference (each would depend on the other).
+        arn = (
+            Stack.of(topic).format_arn(service="sns", resource=topic.topic_name)
+            if isinstance(topic.node.default_child, sns.CfnTopic)
+            else topic.topic_arn
+        )
+        allow_sns_for_topic(self.encryption_key, arn)

@@ -15,8 +15,10 @@ from aws_cdk import CfnOutput, Duration, RemovalPolicy, Token
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
+from aws_cdk import aws_sns as sns
 from constructs import Construct
 
+from constructs_lib._private.cdk_types import is_topic
 from constructs_lib._private.handler_module import require_handler_module
 from constructs_lib._private.keywords import checked
 from constructs_lib._private.lambda_assets import dependencies_layer, runtime_code
@@ -27,7 +29,7 @@ from constructs_lib.defaults import (
     SNS_ENDPOINT_MEMORY_MB,
     SNS_ENDPOINT_REPLAY_WINDOW,
 )
-from constructs_lib.delivery_logged_topic import IDeliveryLoggedTopic
+from constructs_lib.delivery_logged_topic import DeliveryLoggedTopic, IDeliveryLoggedTopic
 from constructs_lib.validation import require_range, require_topic_arn
 from cross_account_runtime.common.json_log import ENV_SERVICE_NAME
 from cross_account_runtime.delivery_policy.policy import (
@@ -50,15 +52,15 @@ SNS_REQUEST_TIMEOUT = Duration.seconds(DELIVERY_TIMEOUT_SECONDS)
 
 @checked
 class SnsHttpsEndpoint(Construct):
-    """A function URL subscribed to a topic over HTTPS (a :class:`DeliveryLoggedTopic`, or one
-    imported with :meth:`DeliveryLoggedTopic.from_topic_arn`)."""
+    """A function URL subscribed to a topic over HTTPS (a :class:`DeliveryLoggedTopic`, one
+    imported with :meth:`DeliveryLoggedTopic.from_topic_arn`, or an aws-cdk-lib topic)."""
 
     def __init__(
         self,
         scope: Construct,
         construct_id: str,
         *,
-        topic: IDeliveryLoggedTopic,
+        topic: IDeliveryLoggedTopic | sns.ITopic,
         handler: str,
         handler_code: str | Path | None = None,
         allowed_topic_arns: Sequence[str] | None = None,
@@ -69,7 +71,9 @@ class SnsHttpsEndpoint(Construct):
     ) -> None:
         """Create the function, its URL, its dedupe table and the topic's subscription to it.
 
-        :param topic: the topic to subscribe to (its subscription gets a DLQ).
+        :param topic: the topic to subscribe to (its subscription gets a DLQ): a
+            :class:`DeliveryLoggedTopic`, an imported one, or an aws-cdk-lib topic (``sns.Topic``
+            of this app, or imported), read as :meth:`DeliveryLoggedTopic.from_topic` does.
         :param handler: your function, ``package.module:function``, called once per message;
             the module must be in ``handler_code`` (or the runtime package) and define it.
         :param handler_code: the folder of your handler's package, bundled with the runtime.
@@ -88,6 +92,13 @@ class SnsHttpsEndpoint(Construct):
             :data:`~constructs_lib.defaults.LOG_RETENTION` (three months).
         """
         super().__init__(scope, construct_id)
+        if not isinstance(topic, IDeliveryLoggedTopic):
+            if not is_topic(topic):
+                raise TypeError(
+                    "topic: expected a DeliveryLoggedTopic, an imported one or an "
+                    f"aws_sns.ITopic, got {type(topic).__name__}"
+                )
+            topic = DeliveryLoggedTopic.from_topic(self, "Topic", topic)
         require_handler_module(handler, Path(handler_code) if handler_code is not None else None)
         require_range("memory_size", memory_size, *LAMBDA_MEMORY_RANGE_MB)
         for arn in allowed_topic_arns or ():

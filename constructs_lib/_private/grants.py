@@ -83,7 +83,7 @@ class Grantees:
         return cls(GranteeKind.TOPICS, tuple(topic_arns), service=service)
 
 
-def sns_principal(topic_arn: str, subscriber: Construct) -> str:
+def sns_principal(topic_arn: str, subscriber: IConstruct) -> str:
     """The SNS principal that delivers ``topic_arn``'s messages to a queue of ``subscriber``'s
     stack: ``sns.amazonaws.com``, or the regional name where the two regions differ and one
     of them is opt-in (as aws-cdk-lib's ``SqsSubscription`` names it)."""

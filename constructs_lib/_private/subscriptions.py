@@ -1,6 +1,7 @@
-"""What every SNS subscription the constructs create gets: its own dead-letter queue, a filter
-policy written as SNS reads it, and, for an endpoint queue, grants that keep its policies in
-shape.
+"""What every SNS subscription the constructs create gets: its own dead-letter queue (whose key
+admits SNS for the topic), a filter policy written as SNS reads it, and, for a queue, grants
+for the subscribed topic alone that the constructs write themselves (whatever feature flags the
+app sets) and that keep an endpoint queue's policies in shape.
 
 Used by :class:`~constructs_lib.DeliveryLoggedTopic`, by topics imported with
 ``DeliveryLoggedTopic.from_topic_arn`` and by
@@ -14,20 +15,24 @@ from typing import Any
 
 import jsii
 from aws_cdk import ArnFormat, Names, RemovalPolicy, Stack, Token
+from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sqs as sqs
-from constructs import Construct
+from constructs import Construct, IConstruct, IDependable
 
 from constructs_lib._private.acknowledgments import acknowledge
+from constructs_lib._private.cdk_types import computed_queue_arn, is_queue, same_key
 from constructs_lib._private.grants import TOPIC_KEY_ACTIONS, Grantees, KeyGrants, sns_principal
 from constructs_lib._private.secure_queue import secure_queue
 from constructs_lib.defaults import DEAD_LETTER_RETENTION
-from constructs_lib.endpoint_queue import EndpointQueue
+from constructs_lib.endpoint_queue import EndpointQueue, IEndpointQueue
 from constructs_lib.filter_policy import FilterPolicyScope, check_filter_policy
-from constructs_lib.validation import require_https_url
+from constructs_lib.validation import require_customer_managed_queue_key, require_https_url
 from cross_account_runtime.delivery_policy.policy import HttpDeliveryPolicy
 
+TOPIC_DLQ_KEY_ACTIONS = ("kms:GenerateDataKey*", "kms:Decrypt")
+"""What SNS needs of a topic's own key to encrypt into its subscription dead-letter queues."""
 SUBSCRIPTION_DLQ_REASON = (
     "This queue is the dead-letter queue of an SNS subscription (the subscription's "
     "RedrivePolicy), which the rule does not recognise as a dead-letter queue."
@@ -78,6 +83,7 @@ def url_subscription(
     if fifo:
         raise ValueError("url: FIFO topics deliver only to SQS queues")
     dlq = dead_letter_queue()
+    admit_topic_to_dead_letter_queue(topic, dlq)
     subscription = sns.Subscription(
         scope,
         subscription_id,
@@ -118,13 +124,89 @@ def _cfn_subscription(subscription: sns.Subscription) -> sns.CfnSubscription:
     return cfn
 
 
+def admit_topic_to_dead_letter_queue(topic: sns.ITopic, dead_letter_queue: sqs.IQueue) -> None:
+    """Let SNS encrypt into a subscription's dead-letter queue for ``topic`` alone
+    (``aws:SourceArn``), when the queue's key is one this app writes the policy of.
+
+    ``sns.Subscription`` admits SNS in the dead-letter queue's policy but never on its key, so
+    a DLQ encrypted with a key of its own would lose every message SNS gives up on. A DLQ
+    encrypted with the topic's own key needs nothing more: the topic's construct admits SNS
+    there for the topic (:func:`allow_sns_for_topic`)."""
+    key = dead_letter_queue.encryption_master_key
+    if not isinstance(key, kms.Key) or same_key(key, topic.master_key):
+        return
+    arn = computed_queue_arn(dead_letter_queue)
+    KeyGrants.of(key).grant(
+        "AllowSenders",
+        Grantees.topics([topic.topic_arn], sns_principal(topic.topic_arn, dead_letter_queue)),
+        TOPIC_KEY_ACTIONS,
+        via_service=None,
+        queue_arns=[arn] if arn else (),
+    )
+
+
+def allow_sns_for_topic(key: kms.IKey | None, topic_arn: str) -> None:
+    """Let SNS use a topic's own key for that topic alone (``aws:SourceArn``): it encrypts
+    into the topic's subscription dead-letter queues with it. An imported key's policy is its
+    owner's."""
+    if isinstance(key, kms.Key):
+        KeyGrants.of(key).grant(
+            "AllowSnsDelivery",
+            Grantees.topics([topic_arn], sns_principal(topic_arn, key)),
+            TOPIC_DLQ_KEY_ACTIONS,
+            via_service=None,
+        )
+
+
+def require_fifo_pairing(field: str, topic: sns.ITopic, queue_fifo: bool, queue: str) -> None:
+    """Refuse a FIFO queue subscribed to a standard topic: SNS refuses the subscription
+    ("FIFO SQS Queues can not be subscribed to standard SNS topics"; a standard topic's
+    deliveries carry no message group, which every send to a FIFO queue needs). A FIFO topic
+    delivers to standard queues too (best-effort order, at least once; AWS, "Amazon SNS
+    message delivery for FIFO topics")."""
+    if queue_fifo and not topic.fifo:
+        raise ValueError(
+            f"{field}: {queue} is a FIFO queue and {_topic_named(topic)} a standard topic, and "
+            "SNS subscribes FIFO queues to FIFO topics only (a standard topic's deliveries "
+            "carry no message group); subscribe a standard queue, or make the topic FIFO"
+        )
+
+
+def _topic_named(topic: sns.ITopic) -> str:
+    name = topic.topic_name
+    return repr(name) if not Token.is_unresolved(name) else topic.node.path
+
+
+def subscribed_queue(
+    field: str, queue: IEndpointQueue | sqs.IQueue
+) -> tuple[sqs.IQueue, kms.IKey | None]:
+    """The queue an SQS subscription delivers to and its key, from an endpoint queue or an
+    aws-cdk-lib queue; a queue SNS could not deliver to is refused, naming ``field``."""
+    if isinstance(queue, IEndpointQueue):
+        return queue.queue, queue.encryption_key
+    if not is_queue(queue):
+        raise TypeError(
+            f"{field}: expected an EndpointQueue, an imported endpoint queue or an "
+            f"aws_sqs.IQueue, got {type(queue).__name__}"
+        )
+    require_customer_managed_queue_key(field, queue)
+    return queue, queue.encryption_master_key
+
+
 @jsii.implements(sns.ITopicSubscription)
-class EndpointQueueSubscription:
-    """aws-cdk-lib's ``SqsSubscription`` for an :class:`~constructs_lib.EndpointQueue`, whose
-    grants keep the queue's policies in shape: the queue admits the topic among every topic
+class QueueSubscription:
+    """An SQS subscription that writes its grants itself, so that a queue admits SNS for the
+    subscribed topic alone whatever feature flags the app sets: aws-cdk-lib's
+    ``SqsSubscription`` lets SNS use the queue's key for every topic (no ``aws:SourceArn``)
+    unless the app sets ``@aws-cdk/aws-sns-subscriptions:restrictSqsDescryption``.
+
+    For an :class:`~constructs_lib.EndpointQueue` the queue admits the topic among every topic
     it admits (:meth:`~constructs_lib.EndpointQueue.add_sender_topics`) instead of in a
-    statement of its own, and its key lets SNS encrypt for the queue and for the
-    subscription's dead-letter queue when that shares the key.
+    statement of its own, and its key lets SNS encrypt for the queue alone; any other queue
+    of this app gets ``SqsSubscription``'s statement and, on a key of this app, a grant
+    conditioned on the topic. The queue's and key's policies of an imported queue are its
+    owner's. The subscription's dead-letter queue's key admits SNS for the topic too
+    (:func:`admit_topic_to_dead_letter_queue`).
 
     The subscription is the construct ``SqsSubscription`` makes, at the same place (under the
     queue, named after the topic), so a stack synthesized before keeps its logical id: SNS
@@ -134,57 +216,61 @@ class EndpointQueueSubscription:
 
     def __init__(
         self,
-        queue: EndpointQueue,
+        queue: IEndpointQueue | sqs.IQueue,
         *,
         raw_message_delivery: bool,
         dead_letter_queue: sqs.IQueue,
     ) -> None:
-        self._queue = queue
+        self._endpoint = queue if isinstance(queue, EndpointQueue) else None
+        self._queue, self._key = subscribed_queue("queue", queue)
+        require_customer_managed_queue_key("dead_letter_queue", dead_letter_queue)
         self._raw_message_delivery = raw_message_delivery
         self._dead_letter_queue = dead_letter_queue
 
     def bind(self, topic: sns.ITopic) -> sns.TopicSubscriptionConfig:
         """Admit ``topic`` on the queue (and the keys) and say where the subscription goes."""
         queue = self._queue
-        queue.add_sender_topics(topic.topic_arn)
-        key = queue.encryption_key
-        dlq_key = self._dead_letter_queue.encryption_master_key
-        if isinstance(key, kms.Key) and dlq_key is not None and dlq_key.node.path == key.node.path:
-            KeyGrants.of(key).grant(
-                "AllowSenders",
-                Grantees.topics([topic.topic_arn], sns_principal(topic.topic_arn, queue)),
-                TOPIC_KEY_ACTIONS,
-                via_service=None,
-                queue_arns=[_computed_arn(self._dead_letter_queue)],
-            )
+        require_fifo_pairing("queue", topic, queue.fifo, queue.node.path)
+        principal = sns_principal(topic.topic_arn, queue)
+        if self._endpoint is not None:
+            self._endpoint.add_sender_topics(topic.topic_arn)
+            # The queue's policy exists from the start (it denies requests without TLS); the
+            # topic's statement joins it at synth.
+            dependency: IDependable | None = queue.node.find_child("Policy")
+        else:
+            dependency = queue.add_to_resource_policy(
+                iam.PolicyStatement(
+                    principals=[iam.ServicePrincipal(principal)],
+                    actions=["sqs:SendMessage"],
+                    resources=[queue.queue_arn],
+                    conditions={"ArnEquals": {"aws:SourceArn": topic.topic_arn}},
+                )
+            ).policy_dependable
+            if isinstance(self._key, kms.Key):
+                arn = computed_queue_arn(queue)
+                KeyGrants.of(self._key).grant(
+                    "AllowSenders",
+                    Grantees.topics([topic.topic_arn], principal),
+                    TOPIC_KEY_ACTIONS,
+                    via_service=None,
+                    queue_arns=[arn] if arn else (),
+                )
+        admit_topic_to_dead_letter_queue(topic, self._dead_letter_queue)
         if isinstance(topic, sns.Topic) and Stack.of(topic) is not Stack.of(queue):
             Stack.of(queue).add_dependency(Stack.of(topic), "its queues subscribe to the topic")
-        # The queue's policy exists from the start (it denies requests without TLS); the
-        # topic's statement joins it at synth.
-        policy = queue.queue.node.find_child("Policy")
         return sns.TopicSubscriptionConfig(
-            subscriber_scope=queue.queue,
+            subscriber_scope=queue if isinstance(queue, Construct) else None,
             subscriber_id=Names.node_unique_id(topic.node),
             endpoint=queue.queue_arn,
             protocol=sns.SubscriptionProtocol.SQS,
             raw_message_delivery=self._raw_message_delivery,
             region=_topic_region(topic, queue),
             dead_letter_queue=self._dead_letter_queue,
-            subscription_dependency=policy,
+            subscription_dependency=dependency,
         )
 
 
-def _computed_arn(queue: sqs.IQueue) -> str:
-    """The queue's ARN from its name: its key's policy names it, and a reference to the
-    queue, which the key encrypts, would be a cycle."""
-    cfn = queue.node.default_child
-    name = cfn.queue_name if isinstance(cfn, sqs.CfnQueue) else None
-    if name is None:
-        raise ValueError(f"{queue.node.path}: a subscription's dead-letter queue needs a name")
-    return Stack.of(queue).format_arn(service="sqs", resource=name)
-
-
-def _topic_region(topic: sns.ITopic, subscriber: Construct) -> str | None:
+def _topic_region(topic: sns.ITopic, subscriber: IConstruct) -> str | None:
     """The subscription's ``Region``, as ``SqsSubscription`` sets it: an imported topic's
     region (from its ARN), a topic of another stack's where the regions differ."""
     if not isinstance(topic, sns.Topic):
