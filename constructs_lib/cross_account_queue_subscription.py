@@ -86,11 +86,9 @@ class CrossAccountQueueSubscription(Construct):
             key=key,
             fifo=topic.fifo,
         )
-        self.subscription = topic.add_subscription(
-            QueueSubscription(
-                queue,
-                raw_message_delivery=raw_message_delivery,
-                dead_letter_queue=self.dead_letter_queue,
-            )
-        )
+        self.subscription = QueueSubscription(
+            queue,
+            raw_message_delivery=raw_message_delivery,
+            dead_letter_queue=self.dead_letter_queue,
+        ).subscribe(topic)
         set_filter_policy(self.subscription, filter_policy, filter_policy_scope)

@@ -570,11 +570,9 @@ class DeliveryLoggedTopic(_TopicBase):
             ``<topic>-<subscription_id>-dlq``, encrypted with the topic's key.
         """
         dlq = dead_letter_queue or self._dead_letter_queue(subscription_id)
-        subscription = self.topic.add_subscription(
-            QueueSubscription(
-                queue, raw_message_delivery=raw_message_delivery, dead_letter_queue=dlq
-            )
-        )
+        subscription = QueueSubscription(
+            queue, raw_message_delivery=raw_message_delivery, dead_letter_queue=dlq
+        ).subscribe(self.topic)
         set_filter_policy(subscription, filter_policy, filter_policy_scope)
         self.log_deliveries(DeliveryProtocol.SQS)
         return dlq
@@ -675,21 +673,23 @@ class _ExistingTopic(_TopicBase):
                 f"encryption_key: {topic.node.path} is encrypted with "
                 f"{topic.master_key.node.path} already; leave encryption_key out to use it"
             )
-        if Token.is_unresolved(topic.topic_name):
+        cfn = topic.node.default_child
+        name = cfn.topic_name if isinstance(cfn, sns.CfnTopic) else topic.topic_name
+        if not isinstance(name, str) or Token.is_unresolved(name):
             raise ValueError(
                 f"topic: {topic.node.path} has no name known at synth (CloudFormation names "
                 "it), and its subscriptions' dead-letter queues are named after it; create it "
                 "with topic_name=..., or import it by its ARN as text"
             )
         self.topic = topic
-        self.topic_name = topic.topic_name
+        self.topic_name = name
         self.fifo = topic.fifo
         self.encryption_key = encryption_key or topic.master_key
         # The topic's ARN computed from its name: the key the topic is encrypted with cannot
         # name it by reference (each would depend on the other).
         arn = (
-            Stack.of(topic).format_arn(service="sns", resource=topic.topic_name)
-            if isinstance(topic.node.default_child, sns.CfnTopic)
+            Stack.of(topic).format_arn(service="sns", resource=name)
+            if isinstance(cfn, sns.CfnTopic)
             else topic.topic_arn
         )
         allow_sns_for_topic(self.encryption_key, arn)

@@ -173,8 +173,11 @@ def require_fifo_pairing(field: str, topic: sns.ITopic, queue_fifo: bool, queue:
 
 
 def _topic_named(topic: sns.ITopic) -> str:
-    name = topic.topic_name
-    return repr(name) if not Token.is_unresolved(name) else topic.node.path
+    cfn = topic.node.default_child
+    name = cfn.topic_name if isinstance(cfn, sns.CfnTopic) else topic.topic_name
+    return (
+        repr(name) if isinstance(name, str) and not Token.is_unresolved(name) else topic.node.path
+    )
 
 
 def subscribed_queue(
@@ -227,10 +230,16 @@ class QueueSubscription:
         self._raw_message_delivery = raw_message_delivery
         self._dead_letter_queue = dead_letter_queue
 
+    def subscribe(self, topic: sns.ITopic) -> sns.Subscription:
+        """Subscribe the queue to ``topic``, once the pairing is one SNS accepts (checked here:
+        an error raised in :meth:`bind`, which aws-cdk-lib calls, reaches the app as a
+        JavaScript error)."""
+        require_fifo_pairing("queue", topic, self._queue.fifo, self._queue.node.path)
+        return topic.add_subscription(self)
+
     def bind(self, topic: sns.ITopic) -> sns.TopicSubscriptionConfig:
         """Admit ``topic`` on the queue (and the keys) and say where the subscription goes."""
         queue = self._queue
-        require_fifo_pairing("queue", topic, queue.fifo, queue.node.path)
         principal = sns_principal(topic.topic_arn, queue)
         if self._endpoint is not None:
             self._endpoint.add_sender_topics(topic.topic_arn)
