@@ -1,9 +1,17 @@
 """Importable CDK constructs for NServiceBus-style messaging across AWS accounts.
 
 Everything a stack needs is exported here; :mod:`constructs_lib.defaults` holds every default
-with its reason, and :mod:`constructs_lib.queue_naming` the NServiceBus queue-name rules.
+with its reason, :mod:`constructs_lib.queue_naming` the NServiceBus queue-name rules (and the
+account bridge's shadow and ingress names), :mod:`constructs_lib.relay_roles` the bridge's
+fixed relay role names.
 """
 
+from constructs_lib.account_bridge import (
+    AccountBridge,
+    BridgeAccount,
+    BridgeIngress,
+    BridgeShadow,
+)
 from constructs_lib.cross_account_queue_subscription import CrossAccountQueueSubscription
 from constructs_lib.cross_account_relay import (
     CrossAccountRelay,
@@ -25,7 +33,14 @@ from constructs_lib.filter_policy import FilterPolicyScope
 from constructs_lib.message_body_bucket import MessageBodyBucket
 from constructs_lib.messaging_alarms import MessagingAlarms
 from constructs_lib.messaging_key import MessagingKey
-from constructs_lib.queue_naming import QueueNameError, endpoint_queue_name
+from constructs_lib.queue_naming import (
+    QueueNameError,
+    delay_queue_name,
+    endpoint_queue_name,
+    ingress_queue_name,
+    shadow_queue_name,
+)
+from constructs_lib.relay_roles import relay_role_name, relay_role_pattern
 from constructs_lib.relay_timing import RelayTiming
 from constructs_lib.sns_https_endpoint import SnsHttpsEndpoint
 from cross_account_runtime.delivery_policy.policy import (
@@ -35,7 +50,11 @@ from cross_account_runtime.delivery_policy.policy import (
 )
 
 __all__ = [
+    "AccountBridge",
     "BackoffFunction",
+    "BridgeAccount",
+    "BridgeIngress",
+    "BridgeShadow",
     "CrossAccountQueueSubscription",
     "CrossAccountRelay",
     "DeliveryLogBucket",
@@ -61,5 +80,10 @@ __all__ = [
     "RelayRoute",
     "RelayTiming",
     "SnsHttpsEndpoint",
+    "delay_queue_name",
     "endpoint_queue_name",
+    "ingress_queue_name",
+    "relay_role_name",
+    "relay_role_pattern",
+    "shadow_queue_name",
 ]

@@ -26,13 +26,14 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from aws_cdk import Duration, Stack, Token
+import jsii
+from aws_cdk import AspectPriority, Aspects, Duration, IAspect, Stack, Token
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_lambda_event_sources as event_sources
 from aws_cdk import aws_logs as logs
 from aws_cdk import aws_sqs as sqs
-from constructs import Construct
+from constructs import Construct, IConstruct
 
 from constructs_lib._private.acknowledgments import acknowledge
 from constructs_lib._private.grants import QUEUE_ENCRYPTION_CONTEXT
@@ -298,6 +299,7 @@ class CrossAccountRelay(Construct):
             log_retention=log_retention,
             role_name=role_name,
         )
+        Aspects.of(self.role).add(_OverflowPolicyDescriptions(), priority=AspectPriority.DEFAULT)
         self._grant_routes(stack, routes)
         own_bucket = None
         if isinstance(body_bucket, str):
@@ -522,6 +524,30 @@ class CrossAccountRelay(Construct):
                 "the grant is narrowed to keys carrying the body buckets' alias, used through "
                 "S3.",
             )
+
+
+HIDDEN_ID = "Default"
+"""The construct id aws-cdk-lib leaves out of logical ids (a stack may hold its
+:class:`~constructs_lib.AccountBridge` under it)."""
+
+
+@jsii.implements(IAspect)
+class _OverflowPolicyDescriptions:
+    """Describe the managed policies a relay role's policy overflows into (aws-cdk-lib splits a
+    policy over IAM's 10,240 bytes into them) by the path its logical ids are made of, without
+    the ``Default`` scopes they leave out: aws-cdk-lib writes the role's construct path, and a
+    description is changed only by replacing the policy, so a relay moved under such a scope
+    would replace every one. Added to the role after the split, at the same priority, so it
+    runs after it."""
+
+    def visit(self, node: IConstruct) -> None:
+        path = "/".join(part for part in node.node.path.split("/") if part != HIDDEN_ID)
+        for child in node.node.children:
+            policy = child.node.default_child
+            if child.node.id.startswith("OverflowPolicy") and isinstance(
+                policy, iam.CfnManagedPolicy
+            ):
+                policy.description = f"Part of the policies for {path}"
 
 
 def _configuration(

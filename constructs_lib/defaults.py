@@ -149,6 +149,10 @@ LAMBDA_MAX_TIMEOUT_SECONDS = 900
 """The longest timeout Lambda gives a function (15 minutes)."""
 SQS_DEFAULT_VISIBILITY_TIMEOUT = Duration.seconds(30)
 """SQS's visibility timeout for a queue created without one."""
+RELAY_STACK_NUMBER = 1
+"""Which of an account's stacks holds a bridge: its first, whose relay roles carry no number
+(``messaging-relay-<direction>-<account>``); an account whose bridge fills several stacks numbers
+the others' roles ``-2``, ``-3``, ..."""
 
 # The SNS HTTPS endpoint --------------------------------------------------------------------
 

@@ -36,6 +36,7 @@ __all__ = [
     "ingress_queue_name",
     "key_alias_name",
     "resolved_queue_name",
+    "shadow_queue_name",
     "subscription_dead_letter_queue_name",
     "validate_queue_name",
     "validate_queue_name_prefix",
@@ -81,6 +82,14 @@ def resolved_queue_name(address: str, prefix: str = "") -> str:
     shadow of a remote endpoint that is known there by ``address``."""
     fifo = address.endswith(FIFO_SUFFIX)
     return validate_queue_name(default_queue_name(address, prefix), fifo=fifo)
+
+
+def shadow_queue_name(address: str, prefix: str = "") -> str:
+    """The shadow queue the account bridge gives a remote endpoint in an account whose
+    endpoints (with queue-name prefix ``prefix``) send to it as ``address``: the queue they
+    resolve the address to (:func:`resolved_queue_name`). The shadow of its delay queue, for
+    delays over 15 minutes, is :func:`delay_queue_name` of the same address and prefix."""
+    return resolved_queue_name(address, prefix)
 
 
 def delay_queue_name(address: str, prefix: str = "") -> str:

@@ -17,28 +17,24 @@ from aws_cdk import aws_sns as sns
 from constructs import Construct
 
 from constructs_lib import (
+    AccountBridge,
+    BridgeIngress,
+    BridgeShadow,
     CrossAccountQueueSubscription,
-    CrossAccountRelay,
     DeliveryLoggedTopic,
     DeliveryProtocol,
     EndpointQueue,
     MessageBodyBucket,
-    MessageForm,
     MessagingAlarms,
     MessagingKey,
-    ReceiverAddressing,
     RelayDirection,
-    RelayRoute,
-    RelayTiming,
 )
-from constructs_lib.defaults import DELAY_QUEUE_DELAY, RELAY_BATCH_SIZE
-from constructs_lib.queue_naming import dead_letter_queue_name, ingress_queue_name
+from constructs_lib.defaults import RELAY_BATCH_SIZE
 from stacks.delivery_log_stack import delivery_log_destination_arn
 from stacks.topology import (
     Endpoint,
     Topic,
     Topology,
-    relay_role_name,
     relay_role_pattern,
 )
 from stacks.topology.bridge import ingress_endpoints, plan_bridge, reachable_queues
@@ -47,15 +43,11 @@ from stacks.topology.stack_ids import (
     ALARMS_ID,
     BODY_BUCKET_ID,
     BODY_BUCKET_OUTPUT_ID,
-    INBOUND_RELAY_ID,
-    OUTBOUND_RELAY_ID,
     QUEUE_KEY_ID,
     endpoint_id,
     endpoint_output_ids,
     function_id,
-    ingress_id,
     queue_key_alias,
-    shadow_id,
     subscription_id,
     topic_id,
     topic_output_id,
@@ -63,10 +55,6 @@ from stacks.topology.stack_ids import (
 from stacks.topology.stack_plan import AccountStack, StackPlan
 from stacks.topology.stack_units import UnitKind
 from stacks.topology.topics import EVENT_METADATA
-
-RELAY_TIMING = RelayTiming.for_batch(RELAY_BATCH_SIZE)
-"""The stacks' relays read batches of the default size; their shadow and ingress queues hide
-and redrive messages accordingly."""
 
 
 class MessagingAccountStack(Stack):
@@ -140,8 +128,7 @@ class MessagingAccountStack(Stack):
         """Whether its topics stream delivery logs to the analytics account."""
         for endpoint in endpoints:
             self._subscriptions_from_other_stacks(endpoint)
-        self._outbound_relay()
-        self._inbound_relay()
+        self._bridge()
 
     def _body_bucket(self) -> MessageBodyBucket | None:
         """The bucket this account's endpoints configure for bodies over SQS's limit, which
@@ -180,137 +167,70 @@ class MessagingAccountStack(Stack):
         )
         return bucket
 
-    def _relay_queue(
-        self,
-        construct_id: str,
-        queue_name: str,
-        fifo: bool,
-        *,
-        delay_of: EndpointQueue | None = None,
-    ) -> EndpointQueue:
-        """A queue a relay reads: a shadow or an ingress queue, or (``delay_of``) the shadow of
-        a delay queue, which holds every message 900 s as the real one does and shares its
-        shadow's key. Its visibility timeout and receive count follow the relay's batch size
-        (:class:`RelayTiming`)."""
-        queue = EndpointQueue(
-            self,
-            construct_id,
-            endpoint_name=queue_name,
-            queue_name=queue_name,
-            dead_letter_queue_name=dead_letter_queue_name(queue_name),
-            fifo=fifo,
-            max_receive_count=RELAY_TIMING.max_receive_count,
-            visibility_timeout=RELAY_TIMING.visibility_timeout,
-            delayed_delivery=False,
-            delivery_delay=DELAY_QUEUE_DELAY if delay_of is not None else None,
-            encryption_key=delay_of.encryption_key if delay_of is not None else None,
-            shared_key=self.queue_key if delay_of is None else None,
-            organization_id=self.organization_id,
-        )
-        if delay_of is None:
-            # A delay queue's messages are meant to wait 15 minutes: their age says nothing.
-            self.alarms.watch_endpoint_queue(construct_id, queue.queue)
-        self.alarms.watch_dead_letter_queue(construct_id, queue.dead_letter_queue)
-        return queue
+    def _bridge(self) -> None:
+        """This stack's part of the account bridge (:class:`~constructs_lib.AccountBridge`):
+        the shadows the stack plan places here, named as this account's endpoints resolve the
+        remote endpoints, with the outbound relay; the ingress queues, admitting the outbound
+        relay roles of the accounts whose shadows lead here and only those, with the inbound
+        relay, which delivers to each endpoint in the form its dispatcher writes
+        (ServiceControl wraps), translating the address headers of the released ones
+        (ServiceControl's queues included) to what they reach by name. What the error queue's
+        shadows and the error queue's ingress cannot read goes on unchanged, as the transport
+        moves a message it cannot read to its error queue.
 
-    def _outbound_relay(self) -> None:
-        """Shadow queues named as this account's endpoints resolve the remote endpoints, so
-        they send to them unchanged (and to their delay queues' shadows for long delays); the
-        relay stamps the address headers and forwards to the remote ingress queues. What the
-        error queue's shadows cannot read goes on unchanged, as the transport moves a message
-        it cannot read to its error queue."""
+        The bridge has the id ``Default``, which aws-cdk-lib leaves out of logical ids: its
+        queues and relays keep the logical ids they had when the stack made them itself (the
+        topology checks their ids against the stack's others, :mod:`stacks.topology.stack_ids`).
+        """
+        topology, account = self.topology, self.account_config
+        bridge = plan_bridge(topology)
         here = set(self.planned.holds(UnitKind.SHADOW))
         shadows = [
-            s
-            for s in plan_bridge(self.topology).shadows_in(self.account_config.name)
-            if s.queue_name in here
+            BridgeShadow(
+                topology.queue_arn(shadow.remote),
+                address=shadow.queue_name,
+                delayed_delivery=shadow.delay_queue_name is not None,
+                body_bucket=topology.body_bucket(shadow.remote.account),
+                error_queue=shadow.remote.is_error_queue,
+            )
+            for shadow in bridge.shadows_in(account.name)
+            if shadow.queue_name in here
         ]
-        if not shadows:
-            return
-        routes = []
-        for shadow in shadows:
-            ingress = self.topology.sqs_arn(
-                shadow.remote.account, ingress_queue_name(shadow.remote.queue_name)
-            )
-            queue = self._relay_queue(
-                shadow_id(shadow.queue_name), shadow.queue_name, shadow.remote.fifo
-            )
-            bodies = self.topology.body_bucket(shadow.remote.account)
-            routes.append(
-                RelayRoute(
-                    queue,
-                    ingress,
-                    body_bucket=bodies,
-                    forward_unreadable=shadow.remote.is_error_queue,
-                )
-            )
-            if shadow.delay_queue_name is not None:
-                delay = self._relay_queue(
-                    shadow_id(shadow.delay_queue_name),
-                    shadow.delay_queue_name,
-                    fifo=True,
-                    delay_of=queue,
-                )
-                routes.append(RelayRoute(delay, ingress, delayed=True, body_bucket=bodies))
-        local = [q.queue_name for q in self.topology.queues_in(self.account_config.name)]
-        CrossAccountRelay(
-            self,
-            OUTBOUND_RELAY_ID,
-            direction=RelayDirection.OUTBOUND,
-            routes=routes,
-            local_endpoints=local,
-            # The account's bucket, by name when another of its stacks holds it.
-            body_bucket=self.body_bucket or self.topology.body_bucket(self.account_config.name),
-            role_name=relay_role_name(
-                self.account_config, RelayDirection.OUTBOUND, self.planned.number
-            ),
-        )
-
-    def _inbound_relay(self) -> None:
-        """Ingress queues admitting the outbound relay roles of the accounts whose shadows lead
-        here, and only those; the relay delivers to the endpoint queues, translating the
-        address headers for the released endpoints (ServiceControl's queues included), in the
-        form each endpoint's dispatcher writes (ServiceControl wraps), putting into this
-        account's body bucket what no longer fits inline, and passing on to the error queue
-        what it cannot read."""
-        endpoints = [self.topology.endpoint(n) for n in self.planned.holds(UnitKind.INGRESS)]
-        if not endpoints:
-            return
-        bodies = self.topology.body_bucket(self.account_config.name)
-        bridge = plan_bridge(self.topology)
-        routes = []
-        for endpoint in endpoints:
-            ingress = self._relay_queue(
-                ingress_id(endpoint), ingress_queue_name(endpoint.queue_name), endpoint.fifo
-            )
-            ingress.add_sender_roles(
-                *(
-                    relay_role_pattern(self.topology.account(sender), RelayDirection.OUTBOUND)
+        ingress = [
+            BridgeIngress(
+                topology.queue_arn(endpoint),
+                sender_accounts=[
+                    topology.account(sender).bridge_account
                     for sender in bridge.relay_sender_accounts(endpoint)
-                )
+                ],
+                endpoint_name=endpoint.name,
+                arn_aware=endpoint.arn_aware,
+                reachable_queues=None
+                if endpoint.arn_aware
+                else reachable_queues(topology, endpoint),
+                wrap_outgoing_messages=endpoint.wrap_outgoing_messages,
+                error_queue=endpoint.is_error_queue,
             )
-            released = not endpoint.arn_aware
-            routes.append(
-                RelayRoute(
-                    ingress,
-                    self.topology.queue_arn(endpoint),
-                    receiver=ReceiverAddressing.NAME if released else ReceiverAddressing.ARN,
-                    reachable_queues=reachable_queues(self.topology, endpoint) if released else (),
-                    body_bucket=bodies,
-                    form=MessageForm.WRAPPED
-                    if endpoint.wrap_outgoing_messages
-                    else MessageForm.ATTRIBUTE,
-                    forward_unreadable=endpoint.is_error_queue,
-                )
-            )
-        CrossAccountRelay(
+            for endpoint in map(topology.endpoint, self.planned.holds(UnitKind.INGRESS))
+        ]
+        if not shadows and not ingress:
+            return
+        AccountBridge(
             self,
-            INBOUND_RELAY_ID,
-            direction=RelayDirection.INBOUND,
-            routes=routes,
-            role_name=relay_role_name(
-                self.account_config, RelayDirection.INBOUND, self.planned.number
-            ),
+            "Default",
+            account_name=account.name,
+            shadows=shadows,
+            local_endpoints=[q.queue_name for q in topology.queues_in(account.name)],
+            ingress=ingress,
+            # The account's bucket, by name when another of its stacks holds it.
+            body_bucket=self.body_bucket or topology.body_bucket(account.name),
+            shared_key=self.queue_key,
+            organization_id=self.organization_id,
+            stack_number=self.planned.number,
+            # The stacks' relays read batches of the default size; their shadow and ingress
+            # queues hide and redrive messages accordingly.
+            batch_size=RELAY_BATCH_SIZE,
+            alarms=self.alarms,
         )
 
     def _endpoint_queue(self, endpoint: Endpoint) -> EndpointQueue:

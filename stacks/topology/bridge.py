@@ -36,7 +36,8 @@ import dataclasses
 import functools
 from dataclasses import dataclass
 
-from constructs_lib.queue_naming import QueueNameError, delay_queue_name, resolved_queue_name
+from constructs_lib import account_bridge
+from constructs_lib.queue_naming import delay_queue_name, resolved_queue_name
 from stacks.topology.model import Endpoint, PlatformQueueKind, Topology
 
 
@@ -177,19 +178,16 @@ def ingress_endpoints(topology: Topology, account: str) -> tuple[Endpoint, ...]:
 
 
 def reachable_queues(topology: Topology, receiver: Endpoint) -> tuple[str, ...]:
-    """For a released receiver: the ARNs of the queues it reaches by name in its own account,
-    the local queues its queue-name generator leaves as they are and the remote ones a shadow
-    there leads to. The address that leads to each is the queue's name (a released endpoint's
-    transport address), which the shadow is named after; the inbound relay writes it into the
-    address headers that carry the ARN."""
-    shadows = {s.queue_name: s.remote for s in plan_bridge(topology).shadows_in(receiver.account)}
-    reachable: list[str] = []
-    for queue in topology.all_queues:
-        try:
-            resolved = resolved_queue_name(queue.queue_name, receiver.queue_name_prefix)
-        except QueueNameError:
-            continue
-        local = queue.account == receiver.account and resolved == queue.queue_name
-        if local or shadows.get(resolved) == queue:
-            reachable.append(topology.queue_arn(queue))
-    return tuple(reachable)
+    """For a released receiver: the ARNs of the queues it reaches by name in its own account
+    (:func:`constructs_lib.account_bridge.reachable_queues`: the local queues its queue-name
+    generator leaves as they are, and the remote ones a shadow there leads to), in the
+    topology's order."""
+    shadows = plan_bridge(topology).shadows_in(receiver.account)
+    reachable = set(
+        account_bridge.reachable_queues(
+            receiver.queue_name_prefix,
+            [topology.queue_arn(queue) for queue in topology.queues_in(receiver.account)],
+            {shadow.queue_name: topology.queue_arn(shadow.remote) for shadow in shadows},
+        )
+    )
+    return tuple(arn for arn in map(topology.queue_arn, topology.all_queues) if arn in reachable)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
+from constructs_lib import BridgeAccount, RelayDirection, relay_roles
 from constructs_lib.defaults import (
     IMMEDIATE_RETRIES,
     KEY_GRANULARITY,
@@ -19,7 +20,6 @@ from constructs_lib.defaults import (
 )
 from constructs_lib.queue_naming import delay_queue_name
 from cross_account_runtime.common.partitions import partition_of
-from cross_account_runtime.relay.config import RelayDirection
 from stacks.topology.analytics import AnalyticsSettings
 from stacks.topology.large_messages import LargeMessageSettings, body_bucket_name
 from stacks.topology.topics import Topic, TopicSubscription
@@ -51,6 +51,11 @@ class Account:
     def partition(self) -> str:
         """The ARN partition, derived from the region so China and GovCloud work unchanged."""
         return partition_of(self.region)
+
+    @property
+    def bridge_account(self) -> BridgeAccount:
+        """The account as the account bridge's constructs name it (its relay roles' names)."""
+        return BridgeAccount(self.name, self.id, self.partition)
 
 
 class PlatformQueueKind(enum.StrEnum):
@@ -356,37 +361,13 @@ class Topology:
         )
 
 
-IAM_ROLE_NAME_MAX = 64
-"""IAM's limit on a role's name."""
-RELAY_ROLE_PREFIX = "messaging-relay-"
-"""What every relay role's name starts with, before ``<direction>-<account name>[-<n>]``:
-fixed, so that other accounts can admit the roles before they exist and a reader of the
-templates can tell a relay's role."""
-RELAY_ROLE_SUFFIX_MAX = 4
-"""Room kept for ``-<n>`` (up to ``-999``) after the name of an account's n-th relay role."""
-
-
 def relay_role_name(account: Account, direction: RelayDirection, n: int = 1) -> str:
-    """``messaging-relay-<direction>-<account name>`` for the relay of an account's first stack,
-    with ``-<n>`` for its n-th stack's (``n`` >= 2); at most 64 characters (IAM's limit), the
-    account's part shortened before the suffix where needed."""
-    if not 1 <= n <= 999:
-        raise ValueError(f"n: an account's relay stacks are numbered 1 to 999, got {n}")
-    base = _relay_role_base(account, direction)
-    if n == 1:
-        return base[:IAM_ROLE_NAME_MAX]
-    suffix = f"-{n}"
-    return f"{base[: IAM_ROLE_NAME_MAX - len(suffix)]}{suffix}"
+    """The name of the relay of ``account``'s ``n``-th stack in ``direction``
+    (:func:`constructs_lib.relay_role_name`)."""
+    return relay_roles.relay_role_name(account.name, direction, n)
 
 
 def relay_role_pattern(account: Account, direction: RelayDirection) -> str:
-    """The ARN pattern (``ArnLike`` on ``aws:PrincipalArn``) every relay role of the account in
-    that direction matches, whatever its stack: so that another account's policies admit the
-    relays without listing each, and without changing when the account gains a stack. It
-    matches nothing outside the account (its id is in the ARN)."""
-    prefix = _relay_role_base(account, direction)[: IAM_ROLE_NAME_MAX - RELAY_ROLE_SUFFIX_MAX]
-    return f"arn:{account.partition}:iam::{account.id}:role/{prefix}*"
-
-
-def _relay_role_base(account: Account, direction: RelayDirection) -> str:
-    return f"{RELAY_ROLE_PREFIX}{direction}-{account.name}"
+    """The pattern every relay role of ``account`` in ``direction`` matches
+    (:func:`constructs_lib.relay_role_pattern`)."""
+    return relay_roles.relay_role_pattern(account.name, account.id, direction, account.partition)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from constructs_lib.account_bridge import INBOUND_RELAY_ID, OUTBOUND_RELAY_ID, ingress_id
 from constructs_lib.defaults import QUEUE_KEY_ALIAS
 from stacks.topology.model import Account, Endpoint, KeyGranularity, Topology
 from stacks.topology.topics import Topic, TopicSubscription
@@ -27,8 +28,6 @@ STACK_NAME_PREFIX = "Messaging-"
 ALARMS_ID = "Alarms"
 BODY_BUCKET_ID = "MessageBodies"
 BODY_BUCKET_OUTPUT_ID = "MessageBodyBucketName"
-OUTBOUND_RELAY_ID = "OutboundRelay"
-INBOUND_RELAY_ID = "InboundRelay"
 QUEUE_KEY_ID = "QueueKey"
 _NOT_IN_LOGICAL_IDS = re.compile(r"[^A-Za-z0-9]")
 
@@ -85,14 +84,6 @@ def function_id(topic: Topic, subscription: TopicSubscription) -> str:
     return f"{subscription_id(topic, subscription)}Function"
 
 
-def shadow_id(queue_name: str) -> str:
-    return f"Shadow{queue_name}"
-
-
-def ingress_id(endpoint: Endpoint) -> str:
-    return f"Ingress{endpoint.name}"
-
-
 _STACK_ITSELF = ("the stack itself", "topology")
 
 
@@ -109,7 +100,9 @@ def _declared(topology: Topology, account: str) -> Iterator[tuple[str, str, tupl
             continue
         by = (endpoint.description, endpoint.path)
         yield "construct", endpoint_id(endpoint), by
-        yield "construct", ingress_id(endpoint), by
+        # The account bridge's ids, which its id Default leaves among the stack's own in
+        # logical ids (an ingress queue's resources and an endpoint's could share one).
+        yield "construct", ingress_id(endpoint.name), by
         yield "dead-letter alarm", endpoint.name, by
         for output in endpoint_output_ids(endpoint):
             yield "output", output, by

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from constructs_lib.relay_roles import RELAY_ROLE_PREFIX
 from stacks.checks.cost_report import prices as p
 from stacks.checks.cost_report import usage as u
 from stacks.checks.quotas.assembly import StackTemplate, read_templates
-from stacks.topology.model import RELAY_ROLE_PREFIX
 
 DIRECTIONS = ("outbound", "inbound")
 
