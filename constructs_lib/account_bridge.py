@@ -31,6 +31,7 @@ from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
 from constructs_lib._private.cdk_types import literal_queue_name
+from constructs_lib._private.keywords import checked
 from constructs_lib.cross_account_relay import (
     CrossAccountRelay,
     MessageForm,
@@ -76,6 +77,7 @@ def ingress_id(endpoint_name: str) -> str:
     return f"Ingress{endpoint_name}"
 
 
+@checked
 @dataclass(frozen=True)
 class BridgeAccount:
     """An account of the bridge, as the others name it: its relay roles' names derive from
@@ -98,6 +100,7 @@ class BridgeAccount:
         )
 
 
+@checked
 @dataclass(frozen=True)
 class BridgeShadow:
     """A queue of another account that this account's endpoints send to by name.
@@ -173,6 +176,7 @@ class BridgeShadow:
         return f"arn:{remote.partition}:sqs:{remote.region}:{remote.account}:{name}"
 
 
+@checked
 @dataclass(frozen=True)
 class BridgeIngress:
     """An endpoint queue of this account that other accounts' outbound relays deliver to,
@@ -244,6 +248,7 @@ def _resolved(name: str, prefix: str) -> str | None:
         return None
 
 
+@checked
 class AccountBridge(Construct):
     """One account's half of the account bridge (per stack, for an account with several):
     shadow queues and the outbound relay for the endpoints of other accounts that this

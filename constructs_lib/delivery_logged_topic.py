@@ -23,7 +23,7 @@ from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from constructs_lib._private.acknowledgments import acknowledge
-from constructs_lib._private.cdk_types import is_topic, same_key
+from constructs_lib._private.cdk_types import same_key
 from constructs_lib._private.grants import Grantees, PolicyGrants, grant_with_key
 from constructs_lib._private.keywords import checked, checked_keywords
 from constructs_lib._private.subscriptions import (
@@ -382,6 +382,7 @@ class DeliveryLoggedTopic(_TopicBase):
         require_customer_managed_key("encryption_key_arn", encryption_key_arn)
         return _ImportedTopic(scope, construct_id, topic_arn, encryption_key_arn)
 
+    @checked_keywords
     @classmethod
     def from_topic(
         cls,
@@ -652,12 +653,6 @@ class _ExistingTopic(_TopicBase):
         encryption_key: kms.IKey | None,
     ) -> None:
         super().__init__(scope, construct_id)
-        if not is_topic(topic):
-            raise TypeError(
-                "topic: expected an aws_sns.ITopic (sns.Topic, or one imported with "
-                f"sns.Topic.from_topic_arn), got {type(topic).__name__}; a DeliveryLoggedTopic "
-                "is one already"
-            )
         require_customer_managed_key(
             "topic",
             topic.master_key,

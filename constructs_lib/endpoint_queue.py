@@ -19,7 +19,7 @@ from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from constructs_lib._private.acknowledgments import acknowledge
-from constructs_lib._private.cdk_types import is_queue, same_key
+from constructs_lib._private.cdk_types import same_key
 from constructs_lib._private.grants import (
     TOPIC_KEY_ACTIONS,
     Grantees,
@@ -399,6 +399,7 @@ class EndpointQueue(Construct):
             visibility_timeout=visibility_timeout,
         )
 
+    @checked_keywords
     @classmethod
     def from_queue(
         cls,
@@ -635,17 +636,6 @@ class _ExistingEndpointQueue(_EndpointQueueView):
         visibility_timeout: Duration | None,
     ) -> None:
         super().__init__(scope, construct_id)
-        if not is_queue(queue):
-            raise TypeError(
-                f"queue: expected an aws_sqs.IQueue (sqs.Queue, or one imported with "
-                f"sqs.Queue.from_queue_arn), got {type(queue).__name__}; an EndpointQueue or "
-                "an imported endpoint queue is an endpoint queue already"
-            )
-        if dead_letter_queue is not None and not is_queue(dead_letter_queue):
-            raise TypeError(
-                "dead_letter_queue: expected an aws_sqs.IQueue, got "
-                f"{type(dead_letter_queue).__name__}"
-            )
         require_customer_managed_queue_key("queue", queue)
         require_customer_managed_key("encryption_key", encryption_key)
         own = queue.dead_letter_queue if isinstance(queue, sqs.Queue) else None
@@ -744,11 +734,6 @@ def endpoint_queue_of(
     :meth:`EndpointQueue.from_queue` (its refusals then name ``field`` too)."""
     if isinstance(queue, IEndpointQueue):
         return queue
-    if not is_queue(queue):
-        raise TypeError(
-            f"{field}: expected an EndpointQueue, an imported endpoint queue or an "
-            f"aws_sqs.IQueue, got {type(queue).__name__}"
-        )
     try:
         return EndpointQueue.from_queue(scope, construct_id, queue)
     except ValueError as error:

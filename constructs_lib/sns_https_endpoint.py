@@ -18,7 +18,6 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_sns as sns
 from constructs import Construct
 
-from constructs_lib._private.cdk_types import is_topic
 from constructs_lib._private.handler_module import require_handler_module
 from constructs_lib._private.keywords import checked
 from constructs_lib._private.lambda_assets import dependencies_layer, runtime_code
@@ -93,11 +92,6 @@ class SnsHttpsEndpoint(Construct):
         """
         super().__init__(scope, construct_id)
         if not isinstance(topic, IDeliveryLoggedTopic):
-            if not is_topic(topic):
-                raise TypeError(
-                    "topic: expected a DeliveryLoggedTopic, an imported one or an "
-                    f"aws_sns.ITopic, got {type(topic).__name__}"
-                )
             topic = DeliveryLoggedTopic.from_topic(self, "Topic", topic)
         require_handler_module(handler, Path(handler_code) if handler_code is not None else None)
         require_range("memory_size", memory_size, *LAMBDA_MEMORY_RANGE_MB)

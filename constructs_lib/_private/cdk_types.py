@@ -1,35 +1,11 @@
-"""Telling aws-cdk-lib's queues, topics and keys apart at the constructs' boundary.
-
-aws-cdk-lib's interfaces (``sqs.IQueue``, ``sns.ITopic``, ``kms.IKey``) are protocols that
-``isinstance`` refuses to check; its own resources, made or imported, all derive from a base
-class (``QueueBase``, ``TopicBase``), and a class of one's own that implements the interface
-says so through jsii (``@jsii.implements``).
-"""
+"""What synth knows of aws-cdk-lib's queues and keys, made in this app or imported: a queue's
+name and ARN as text where they are known, and whether two key objects are one key."""
 
 from __future__ import annotations
 
-from typing import Any, TypeGuard
-
 from aws_cdk import Stack, Token
 from aws_cdk import aws_kms as kms
-from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sqs as sqs
-
-
-def _implements(value: object, interface: Any) -> bool:
-    return interface in getattr(type(value), "__jsii_ifaces__", ())
-
-
-def is_queue(value: object) -> TypeGuard[sqs.IQueue]:
-    """Whether ``value`` is an aws-cdk-lib queue: ``sqs.Queue``, an imported one, or an
-    ``sqs.IQueue`` of one's own."""
-    return isinstance(value, sqs.QueueBase) or _implements(value, sqs.IQueue)
-
-
-def is_topic(value: object) -> TypeGuard[sns.ITopic]:
-    """Whether ``value`` is an aws-cdk-lib topic: ``sns.Topic``, an imported one, or an
-    ``sns.ITopic`` of one's own."""
-    return isinstance(value, sns.TopicBase) or _implements(value, sns.ITopic)
 
 
 def same_key(first: kms.IKey | None, second: kms.IKey | None) -> bool:

@@ -22,7 +22,7 @@ from aws_cdk import aws_sqs as sqs
 from constructs import Construct, IConstruct, IDependable
 
 from constructs_lib._private.acknowledgments import acknowledge
-from constructs_lib._private.cdk_types import computed_queue_arn, is_queue, same_key
+from constructs_lib._private.cdk_types import computed_queue_arn, same_key
 from constructs_lib._private.grants import TOPIC_KEY_ACTIONS, Grantees, KeyGrants, sns_principal
 from constructs_lib._private.secure_queue import secure_queue
 from constructs_lib.defaults import DEAD_LETTER_RETENTION
@@ -187,11 +187,6 @@ def subscribed_queue(
     aws-cdk-lib queue; a queue SNS could not deliver to is refused, naming ``field``."""
     if isinstance(queue, IEndpointQueue):
         return queue.queue, queue.encryption_key
-    if not is_queue(queue):
-        raise TypeError(
-            f"{field}: expected an EndpointQueue, an imported endpoint queue or an "
-            f"aws_sqs.IQueue, got {type(queue).__name__}"
-        )
     require_customer_managed_queue_key(field, queue)
     return queue, queue.encryption_master_key
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -223,11 +224,17 @@ def test_a_fifo_topic_may_deliver_to_a_standard_queue_with_a_fifo_dead_letter_qu
     assert "OrderBilled-Team-dlq.fifo" in [q["Properties"]["QueueName"] for q in dlq]
 
 
-def test_an_https_endpoint_subscribes_to_a_topic_of_the_app() -> None:
+def test_an_https_endpoint_subscribes_to_a_topic_of_the_app(partner_handler: Path) -> None:
     stack = Stack(App(), "Billing", env=Environment(account=BILLING, region="us-east-1"))
     key = kms.Key(stack, "TopicKey", enable_key_rotation=True)
     topic = sns.Topic(stack, "Topic", topic_name="OrderBilled", master_key=key)
-    endpoint = SnsHttpsEndpoint(stack, "Partner", topic=topic, handler="partner.handler:handle")
+    endpoint = SnsHttpsEndpoint(
+        stack,
+        "Partner",
+        topic=topic,
+        handler="partner.handler:handle",
+        handler_code=partner_handler,
+    )
     template = Template.from_stack(stack)
     (subscription,) = resources(template, "AWS::SNS::Subscription")
     (topic_id,) = template.find_resources("AWS::SNS::Topic")
@@ -249,10 +256,16 @@ def test_an_https_endpoint_subscribes_to_a_topic_of_the_app() -> None:
     ]
 
 
-def test_an_https_endpoint_subscribes_to_an_imported_topic() -> None:
+def test_an_https_endpoint_subscribes_to_an_imported_topic(partner_handler: Path) -> None:
     stack = Stack(App(), "Billing", env=Environment(account=BILLING, region="us-east-1"))
     topic = sns.Topic.from_topic_arn(stack, "Topic", TOPIC_ARN)
-    SnsHttpsEndpoint(stack, "Partner", topic=topic, handler="partner.handler:handle")
+    SnsHttpsEndpoint(
+        stack,
+        "Partner",
+        topic=topic,
+        handler="partner.handler:handle",
+        handler_code=partner_handler,
+    )
     (subscription,) = resources(Template.from_stack(stack), "AWS::SNS::Subscription")
     assert subscription["Properties"]["TopicArn"] == TOPIC_ARN
 
@@ -305,12 +318,13 @@ MISUSES: dict[str, tuple[Callable[[Stack], object], type[Exception], str]] = {
             s, "Q", imported(s, "Team.fifo"), dead_letter_queue=imported(s)
         ),
         ValueError,
-        r"^dead_letter_queue: Sales/Team must be a FIFO queue like Sales/Team\.fifo",
+        r"^dead_letter_queue: dead-letter queue .*:Team' is a standard queue but its source "
+        r".*:Team\.fifo' is a FIFO queue",
     ),
     "an endpoint queue where an aws-cdk-lib queue is meant": (
         lambda s: EndpointQueue.from_queue(s, "Q", EndpointQueue(s, "E", endpoint_name="E")),  # type: ignore[arg-type]
         TypeError,
-        r"^queue: expected an aws_sqs.IQueue .*, got EndpointQueue",
+        r"^queue: expected aws_sqs.IQueue, got a constructs_lib.endpoint_queue.EndpointQueue",
     ),
     "a queue encrypted with alias/aws/sqs": (
         lambda s: EndpointQueue.from_queue(
@@ -414,12 +428,12 @@ MISUSES: dict[str, tuple[Callable[[Stack], object], type[Exception], str]] = {
             queue="Team",  # type: ignore[arg-type]
         ),
         TypeError,
-        r"^queue: expected an EndpointQueue, an imported endpoint queue or an aws_sqs.IQueue",
+        r"^queue: expected IEndpointQueue or aws_sqs.IQueue, got str 'Team'",
     ),
     "a string where a topic is meant": (
         lambda s: SnsHttpsEndpoint(s, "E", topic=TOPIC_ARN, handler="a.b:c"),  # type: ignore[arg-type]
         TypeError,
-        r"^topic: expected a DeliveryLoggedTopic, an imported one or an aws_sns.ITopic",
+        r"^topic: expected IDeliveryLoggedTopic or aws_sns.ITopic, got str",
     ),
     "a relay source without its dead-letter queue": (
         lambda s: CrossAccountRelay(
