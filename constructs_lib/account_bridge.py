@@ -190,8 +190,8 @@ class BridgeIngress:
     name). ``arn_aware`` says the endpoint runs the ARN-aware transport, which reads ARNs itself
     (default: false, a released endpoint, whose address headers the inbound relay translates to
     the names it resolves: those of ``reachable_queues``, the queue ARNs it reaches by name in
-    its own account; default: this bridge's ``local_endpoints`` its queue-name generator leaves
-    as they are, and the remote queues this bridge's shadows lead to by the names it gives them,
+    its own account; default: this bridge's ``local_endpoints`` and ``ingress`` queues its
+    queue-name generator leaves as they are, and the remote queues this bridge's shadows lead to by the names it gives them,
     with ``queue_name_prefix``, the endpoint's ``QueueNamePrefix``). ``wrap_outgoing_messages``
     is false for an endpoint configured with ``DoNotWrapOutgoingMessages`` (default: true):
     the relay delivers in the form the endpoint writes. ``error_queue`` marks the error queue:
@@ -419,10 +419,18 @@ class AccountBridge(Construct):
         shadows: Sequence[BridgeShadow],
     ) -> CrossAccountRelay:
         bodies = self._body_bucket_name()
+        endpoints = [(self._endpoint_queue_arn(e.queue), e) for e in ingress]
+        names = [parse_queue_arn(arn).name for arn, _ in endpoints]
+        twice = sorted({name for name in names if names.count(name) > 1})
+        if twice:
+            raise ValueError(
+                f"ingress: {', '.join(twice)} listed more than once; an endpoint queue has one "
+                "ingress queue, admitting every account that sends to it (sender_accounts)"
+            )
+        # A released receiver reaches this account's queues by name, its own among them.
+        local = list(dict.fromkeys([*local, *names]))
         routes = []
-        for endpoint in ingress:
-            queue_arn = self._endpoint_queue_arn(endpoint.queue)
-            name = parse_queue_arn(queue_arn).name
+        for (queue_arn, endpoint), name in zip(endpoints, names, strict=True):
             queue = self._relay_queue(
                 ingress_id(endpoint.endpoint_name or _endpoint_name(endpoint.queue, name)),
                 ingress_queue_name(name),

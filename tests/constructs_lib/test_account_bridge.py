@@ -277,6 +277,18 @@ def stack() -> Stack:
             r"^ingress: .* is a queue of account 222222222222, not of this bridge's",
         ),
         (
+            lambda: AccountBridge(
+                stack(),
+                "B",
+                account_name="Sales",
+                ingress=[
+                    BridgeIngress(SALES_QUEUE, sender_accounts=[BridgeAccount("Billing", BILLING)]),
+                    BridgeIngress(SALES_QUEUE, sender_accounts=[BridgeAccount("Ops", BILLING)]),
+                ],
+            ),
+            r"^ingress: Sales listed more than once",
+        ),
+        (
             lambda: AccountBridge(stack(), "B", account_name="Sales", stack_number=1000),
             r"^stack_number: must be a whole number from 1 to 999",
         ),
@@ -294,6 +306,23 @@ def test_an_address_under_a_prefix_names_the_shadow_as_the_endpoints_resolve_it(
         "DEV-Billing-Api-delay.fifo",
     )
     assert shadow.ingress_queue_arn == f"arn:aws:sqs:us-east-1:{BILLING}:Billing-ingress"
+
+
+def test_a_receiving_account_alone_reaches_its_own_endpoint_by_name() -> None:
+    """Without shadows or local endpoints, the released receiver still reaches itself (its
+    replies to its own queue, a saga's timeouts) by name."""
+    s = stack()
+    bridge = AccountBridge(
+        s,
+        "Bridge",
+        account_name="Sales",
+        ingress=[BridgeIngress(SALES_QUEUE, sender_accounts=[BridgeAccount("Billing", BILLING)])],
+    )
+    configuration = relay_configuration(bridge.inbound_relay)
+    route = configuration["routes"]["Sales-ingress"]
+    assert configuration["addressBooks"][route["addressBook"]] == {
+        f"arn:aws:sqs:us-east-1:{SALES}": ["Sales"]
+    }
 
 
 def test_the_nth_stack_of_an_account_has_numbered_relay_roles() -> None:
