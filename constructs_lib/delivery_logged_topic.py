@@ -559,7 +559,6 @@ class DeliveryLoggedTopic(_TopicBase):
         :param queue: an :class:`~constructs_lib.EndpointQueue`, an imported endpoint queue, or
             an aws-cdk-lib queue (``sqs.Queue`` of this app, or imported: its policies are its
             owner's). A FIFO queue needs a FIFO topic.
-
         :param raw_message_delivery: deliver the message as published, without SNS's JSON
             envelope (what NServiceBus endpoints read). Default: True.
         :param filter_policy: an SNS filter policy, as SNS's JSON syntax writes it.
