@@ -1,6 +1,9 @@
-"""The package as another team installs it: a wheel, not the checkout, in a fresh virtual
-environment outside the repository, with a small app of that team's that subscribes its own
-handler package to a topic and bridges an existing queue with a relay.
+"""The package as another team uses it: a wheel, not the checkout, in a fresh virtual
+environment outside the repository, with the team's own CDK app: no feature flags, every
+construct used directly, with queues, topics and keys the team made with aws-cdk-lib, and the
+account bridge without the topology. The README's example is one such app: this suite runs the
+README's very block. Both apps' templates pass cdk-nag (AwsSolutions, run as cdk-nag 3 wants)
+and cfn-lint, and every grant to SNS names its topic.
 
 Only ``constructs_lib`` and ``cross_account_runtime`` may be installed: top-level names such
 as ``stacks`` or ``runtime`` would collide with anything else so named in a user's
@@ -9,6 +12,8 @@ environment.
 
 from __future__ import annotations
 
+import ast
+import inspect
 import json
 import os
 import shutil
@@ -17,8 +22,12 @@ import sys
 import venv
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
+from constructs import Construct
+
+import constructs_lib
 
 ROOT = Path(__file__).resolve().parent.parent
 INSTALLED_NAMES = {"constructs_lib", "cross_account_runtime"}
@@ -44,27 +53,86 @@ import json
 import sys
 from pathlib import Path
 
-from aws_cdk import App, Environment, Stack
+from aws_cdk import App, Duration, Environment, Stack, Validations
+from aws_cdk import aws_kms as kms
+from aws_cdk import aws_sns as sns
+from aws_cdk import aws_sqs as sqs
+from cdk_nag import AwsSolutionsChecks
 
 import constructs_lib
 from constructs_lib import (
+    AccountBridge,
+    BridgeAccount,
+    BridgeIngress,
+    BridgeShadow,
+    CrossAccountQueueSubscription,
     CrossAccountRelay,
+    DeliveryLogBucket,
     DeliveryLoggedTopic,
+    DeliveryLogStream,
+    DeliveryReportJob,
     EndpointQueue,
+    MessageBodyBucket,
+    MessagingAlarms,
+    MessagingKey,
     RelayDirection,
     RelayRoute,
+    RelayTiming,
     SnsHttpsEndpoint,
 )
 
 app = App(outdir=sys.argv[1])
-stack = Stack(app, "Team", env=Environment(account="111111111111", region="eu-west-1"))
-topic = DeliveryLoggedTopic(stack, "Orders", topic_name="Orders")
+here = Environment(account="111111111111", region="eu-west-1")
+stack = Stack(app, "Team", env=here)
+sales = BridgeAccount("Sales", "111111111111")
+
+key = MessagingKey(stack, "QueueKey", alias_name="alias/team/queues")
+alarms = MessagingAlarms(stack, "Alarms")
+orders_queue = EndpointQueue(
+    stack, "Orders", endpoint_name="Orders", shared_key=key, sender_accounts=["222222222222"]
+)
+alarms.watch_endpoint_queue("Orders", orders_queue.queue)
+bodies = MessageBodyBucket(stack, "Bodies", bucket_name="messaging-bodies-111111111111-eu-west-1")
+
+# A topic of ours, and one the team made with aws-cdk-lib.
+topic = DeliveryLoggedTopic(stack, "OrderPlaced", topic_name="OrderPlaced")
+topic_key = kms.Key(stack, "TeamTopicKey", enable_key_rotation=True)
+team_topic = sns.Topic(
+    stack, "TeamTopic", topic_name="TeamEvents", master_key=topic_key, enforce_ssl=True
+)
 SnsHttpsEndpoint(
     stack,
     "Webhook",
-    topic=topic,
+    topic=team_topic,
     handler="acme_webhooks.receive:handle",
     handler_code=Path(__file__).parent / "acme_webhooks",
+)
+
+# Queues the team made with aws-cdk-lib, subscribed and relayed.
+queue_key = kms.Key(stack, "TeamQueueKey", enable_key_rotation=True)
+team_dlq = sqs.Queue(
+    stack,
+    "TeamDlq",
+    queue_name="Audit-dlq",
+    encryption_master_key=queue_key,
+    enforce_ssl=True,
+)
+team_queue = sqs.Queue(
+    stack,
+    "TeamQueue",
+    queue_name="Audit",
+    encryption_master_key=queue_key,
+    enforce_ssl=True,
+    visibility_timeout=RelayTiming.for_batch(10).visibility_timeout,
+    dead_letter_queue=sqs.DeadLetterQueue(queue=team_dlq, max_receive_count=10),
+)
+topic.add_queue_subscription("Team", team_queue)
+CrossAccountQueueSubscription(
+    stack,
+    "Invoices",
+    topic_arn="arn:aws:sns:eu-west-1:222222222222:InvoiceSent",
+    subscription_name="Team",
+    queue=team_queue,
 )
 existing = EndpointQueue.from_queue_arn(
     stack,
@@ -76,17 +144,62 @@ CrossAccountRelay(
     stack,
     "Outbound",
     direction=RelayDirection.OUTBOUND,
-    routes=[RelayRoute(existing, "arn:aws:sqs:eu-west-1:222222222222:Billing-ingress")],
+    routes=[
+        RelayRoute(existing, "arn:aws:sqs:eu-west-1:222222222222:Billing-ingress"),
+        RelayRoute(team_queue, "arn:aws:sqs:eu-west-1:222222222222:Audit-ingress"),
+    ],
     local_endpoints=["Sales"],
+    role_name="team-outbound-relay",
 )
+AccountBridge(
+    stack,
+    "Bridge",
+    account_name=sales.name,
+    local_endpoints=[orders_queue],
+    shadows=[BridgeShadow("arn:aws:sqs:eu-west-1:222222222222:Billing")],
+    ingress=[
+        BridgeIngress(orders_queue, sender_accounts=[BridgeAccount("Billing", "222222222222")])
+    ],
+    body_bucket=bodies,
+    alarms=alarms,
+)
+
+# The analytics account's half: delivery logs to S3 and the Spark report.
+analytics = Stack(app, "Analytics", env=Environment(account="333333333333", region="eu-west-1"))
+logs = DeliveryLogBucket(analytics, "Logs")
+DeliveryLogStream(analytics, "Stream", log_bucket=logs, source_accounts=["111111111111"])
+DeliveryReportJob(analytics, "Report", log_bucket=logs, idle_timeout=Duration.minutes(5))
+
+Validations.of(app).add_plugins(AwsSolutionsChecks(app, verbose=True))
 app.synth()
 print(json.dumps({"constructs_lib": constructs_lib.__file__}))
 """
 
 
+README = ROOT / "README.md"
+README_SECTION = "## Use the constructs in your own app"
+
+
+def readme_example() -> str:
+    """The Python block of the README's section on using the constructs in one's own app."""
+    section = README.read_text(encoding="utf-8").split(README_SECTION, 1)[1].split("\n## ", 1)[0]
+    return section.split("```python\n", 1)[1].split("```", 1)[0]
+
+
+def pinned(requirements: Path, name: str) -> str:
+    """``name``'s pinned requirement line in ``requirements``."""
+    (line,) = [
+        line
+        for line in requirements.read_text(encoding="utf-8").splitlines()
+        if line.split("==")[0].strip().lower() == name
+    ]
+    return line.strip()
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh virtual environment with the package's wheel installed (dependencies pinned as
+    """A fresh virtual environment with the package's wheel installed with its ``gates`` extra
+    (cdk-nag) and cfn-lint, as a team checking its app would (dependencies pinned as
     ``requirements.txt`` pins them); returns the environment's folder."""
     work = tmp_path_factory.mktemp("installed")
     source = work / "source"
@@ -104,7 +217,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "--disable-pip-version-check",
             "--constraint",
             str(ROOT / "requirements.txt"),
-            str(wheel),
+            f"{wheel}[gates]",
+            pinned(ROOT / "requirements-synth.txt", "cfn-lint"),
         ]
     )
     return environment
@@ -134,34 +248,199 @@ def test_only_the_constructs_and_the_runtime_are_installed(installed: Path) -> N
     assert recorded - {dist_info.name} == INSTALLED_NAMES
 
 
-def test_a_team_app_synthesizes_with_the_installed_package(installed: Path, tmp_path: Path) -> None:
-    team = tmp_path / "team"
-    (team / "acme_webhooks").mkdir(parents=True)
-    (team / "acme_webhooks" / "__init__.py").write_text("")
-    (team / "acme_webhooks" / "receive.py").write_text("def handle(notification):\n    pass\n")
-    (team / "app.py").write_text(TEAM_APP)
+def synth(installed: Path, app: str, folder: Path) -> Path:
+    """Run ``app`` as the team would, with the fresh environment's Python, no feature flags (no
+    ``cdk.json``, no context) and nothing of the checkout on the path; returns its assembly
+    (a cdk-nag finding fails the synth, as AwsSolutionsChecks reports them as errors)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "app.py").write_text(app, encoding="utf-8")
+    assert not (folder / "cdk.json").exists()
     environment = {
         name: value
         for name, value in os.environ.items()
-        if name not in ("PYTHONPATH", "VIRTUAL_ENV")
+        if name not in ("PYTHONPATH", "VIRTUAL_ENV", "CDK_CONTEXT_JSON")
     }
-    result = run(
-        [str(python_of(installed)), "app.py", str(team / "cdk.out")], cwd=team, env=environment
+    outdir = folder / "cdk.out"
+    result = run([str(python_of(installed)), "app.py", str(outdir)], cwd=folder, env=environment)
+    (folder / "used.json").write_text(
+        result.stdout.strip().splitlines()[-1] if result.stdout else "{}"
     )
-    used = Path(json.loads(result.stdout.strip().splitlines()[-1])["constructs_lib"])
-    assert used.is_relative_to(installed)
+    return outdir
 
-    template = json.loads((team / "cdk.out" / "Team.template.json").read_text())
-    functions = {
-        logical_id: resource["Properties"]
-        for logical_id, resource in template["Resources"].items()
-        if resource["Type"] == "AWS::Lambda::Function"
+
+def nag_findings(outdir: Path) -> list[str]:
+    """The findings cdk-nag wrote into the assembly's validation report (none when its pack
+    found nothing: it reports only violations)."""
+    report = json.loads((outdir / "validation-report.json").read_text(encoding="utf-8"))
+    return [
+        f"{construct['constructPath']}: {violation['ruleName']}"
+        for plugin in report["pluginReports"]
+        for violation in plugin.get("violations", [])
+        for construct in violation.get("violatingConstructs", [])
+    ]
+
+
+def templates(outdir: Path) -> dict[str, dict[str, Any]]:
+    return {
+        path.name.removesuffix(".template.json"): json.loads(path.read_text(encoding="utf-8"))
+        for path in sorted(outdir.glob("*.template.json"))
     }
-    handlers = sorted(p["Handler"] for p in functions.values())
+
+
+def resources(template: Mapping[str, Any], kind: str) -> list[Mapping[str, Any]]:
+    return [r["Properties"] for r in template["Resources"].values() if r["Type"] == kind]
+
+
+def cfn_lint(installed: Path, outdir: Path) -> list[str]:
+    """cfn-lint's errors and warnings on every template (its informational notes aside), run
+    from the fresh environment with no configuration of ours."""
+    result = subprocess.run(
+        [
+            str(installed / "bin" / "cfn-lint"),
+            "--format",
+            "json",
+            *map(str, sorted(outdir.glob("*.template.json"))),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    findings = json.loads(result.stdout or "[]")
+    return [
+        f"{f['Filename']}: {f['Rule']['Id']}: {f['Message']}"
+        for f in findings
+        if f["Level"] != "Informational"
+    ]
+
+
+def sns_grants(outdir: Path) -> list[Mapping[str, Any]]:
+    """Every queue-policy and key-policy statement that admits an SNS service principal."""
+    statements: list[Mapping[str, Any]] = []
+    for template in templates(outdir).values():
+        documents = [p["PolicyDocument"] for p in resources(template, "AWS::SQS::QueuePolicy")]
+        documents += [p["KeyPolicy"] for p in resources(template, "AWS::KMS::Key")]
+        for document in documents:
+            for statement in document["Statement"]:
+                service = statement.get("Principal", {})
+                services = service.get("Service", []) if isinstance(service, dict) else []
+                services = [services] if isinstance(services, str) else services
+                if statement["Effect"] == "Allow" and any("sns" in s for s in services):
+                    statements.append(statement)
+    return statements
+
+
+def source_arns(statement: Mapping[str, Any]) -> list[str]:
+    """The topics a statement's ``aws:SourceArn`` condition admits (none without one)."""
+    admitted: list[Any] = []
+    for operator in ("ArnEquals", "ArnLike", "StringEquals", "StringLike"):
+        value = statement.get("Condition", {}).get(operator, {}).get("aws:SourceArn", [])
+        admitted += value if isinstance(value, list) else [value]
+    return [arn if isinstance(arn, str) else json.dumps(arn) for arn in admitted]
+
+
+@pytest.fixture(scope="module")
+def team_app(installed: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The team's app synthesized with the installed package; returns its folder."""
+    team = tmp_path_factory.mktemp("team")
+    (team / "acme_webhooks").mkdir()
+    (team / "acme_webhooks" / "__init__.py").write_text("")
+    (team / "acme_webhooks" / "receive.py").write_text("def handle(notification):\n    pass\n")
+    synth(installed, TEAM_APP, team)
+    return team
+
+
+def test_the_team_app_uses_every_construct_of_the_package() -> None:
+    used = {
+        node.id
+        for node in ast.walk(ast.parse(TEAM_APP))
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+    }
+    constructs = {
+        name
+        for name in constructs_lib.__all__
+        if inspect.isclass(getattr(constructs_lib, name))
+        and issubclass(getattr(constructs_lib, name), Construct)
+    }
+    assert constructs - used == set()
+
+
+def test_the_team_app_synthesizes_with_the_installed_package_and_cdk_nag(team_app: Path) -> None:
+    used = Path(json.loads((team_app / "used.json").read_text())["constructs_lib"])
+    assert not used.is_relative_to(ROOT)
+    assert set(templates(team_app / "cdk.out")) == {"Team", "Analytics"}
+    assert nag_findings(team_app / "cdk.out") == []
+
+
+def test_the_team_apps_templates_pass_cfn_lint(installed: Path, team_app: Path) -> None:
+    assert cfn_lint(installed, team_app / "cdk.out") == []
+
+
+def test_without_feature_flags_every_grant_to_sns_names_its_topics(team_app: Path) -> None:
+    grants = sns_grants(team_app / "cdk.out")
+    assert len(grants) >= 4
+    assert all(source_arns(statement) for statement in grants), [
+        statement for statement in grants if not source_arns(statement)
+    ]
+
+
+def test_the_webhook_ships_the_teams_handler_with_the_runtime(team_app: Path) -> None:
+    team = templates(team_app / "cdk.out")["Team"]
+    functions = resources(team, "AWS::Lambda::Function")
+    handlers = sorted(p["Handler"] for p in functions)
     assert all(h.startswith("cross_account_runtime.") for h in handlers), handlers
-    webhook = next(p for p in functions.values() if "sns_endpoint" in p["Handler"])
-    asset = team / "cdk.out" / f"asset.{webhook['Code']['S3Key'].removesuffix('.zip')}"
+    webhook = next(p for p in functions if "sns_endpoint" in p["Handler"])
+    asset = team_app / "cdk.out" / f"asset.{webhook['Code']['S3Key'].removesuffix('.zip')}"
     shipped = {str(p.relative_to(asset)) for p in asset.rglob("*.py")}
     assert "acme_webhooks/receive.py" in shipped
     assert any(name.startswith("cross_account_runtime/sns_endpoint/") for name in shipped)
     assert not any(name.startswith("cross_account_runtime/delivery_report/") for name in shipped)
+
+
+def test_the_bridge_has_the_fixed_relay_role_names(team_app: Path) -> None:
+    team = templates(team_app / "cdk.out")["Team"]
+    roles = {p.get("RoleName") for p in resources(team, "AWS::IAM::Role")}
+    assert {
+        "messaging-relay-outbound-Sales",
+        "messaging-relay-inbound-Sales",
+        "team-outbound-relay",
+    } <= roles
+
+
+def test_the_readme_example_synthesizes_and_passes_cdk_nag_and_cfn_lint(
+    installed: Path, tmp_path: Path
+) -> None:
+    outdir = synth(installed, readme_example(), tmp_path / "readme")
+    assert set(templates(outdir)) == {"Billing", "Sales"}
+    assert nag_findings(outdir) == []
+    assert cfn_lint(installed, outdir) == []
+    grants = sns_grants(outdir)
+    assert grants
+    assert all(source_arns(statement) for statement in grants)
+    billing = templates(outdir)["Billing"]
+    queues = {p.get("QueueName") for p in resources(billing, "AWS::SQS::Queue")}
+    assert {"Billing", "Billing-ingress"} <= queues
+    sales = templates(outdir)["Sales"]
+    assert "Billing" in {p.get("QueueName") for p in resources(sales, "AWS::SQS::Queue")}
+
+
+def test_cdk_nag_run_as_the_readme_runs_it_refuses_a_bare_queue(
+    installed: Path, tmp_path: Path
+) -> None:
+    """The README's way of running cdk-nag is live: the same app with one queue made without
+    a dead-letter queue or TLS-only policy fails its synth, naming the rules."""
+    app = readme_example().replace("app.synth()", 'sqs.Queue(sales_stack, "Bare")\napp.synth()')
+    folder = tmp_path / "bare"
+    folder.mkdir()
+    (folder / "app.py").write_text(app, encoding="utf-8")
+    environment = {name: value for name, value in os.environ.items() if name not in ("PYTHONPATH",)}
+    result = subprocess.run(
+        [str(python_of(installed)), "app.py", str(folder / "cdk.out")],
+        cwd=folder,
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode != 0
+    assert "AwsSolutions-SQS3" in result.stderr + result.stdout
+    assert "AwsSolutions-SQS4" in result.stderr + result.stdout

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from constructs_lib import RelayDirection
 from constructs_lib.delivery_logged_topic import delivery_log_group_names
 from constructs_lib.queue_naming import (
     dead_letter_queue_name,
@@ -20,7 +21,6 @@ from cross_account_runtime.delivery_report.bucket_layout import (
     REPORT_PREFIX,
     bucket_name,
 )
-from cross_account_runtime.relay.config import RelayDirection
 from stacks.checks.access_report.delivery_logs import ACTION_OF_PREFIX_ACCESS
 from stacks.checks.access_report.records import AccessReport, PrincipalRecord
 from stacks.delivery_log_stack import delivery_log_destination_arn
