@@ -98,6 +98,9 @@ MAX_MESSAGE_AGE_RANGE_SECONDS = (60, 1_209_600)
 """From a minute (one metric period's worth of noise) to SQS's longest retention."""
 ALARM_EVALUATION_PERIOD = Duration.minutes(5)
 """The alarms' metric period: one alarm evaluation every five minutes."""
+ALARM_PERIODS_UNDER_A_MINUTE_SECONDS = (1, 5, 10, 30)
+"""The periods under a minute CloudWatch takes for a metric alarm (high resolution); longer
+ones must be whole minutes."""
 
 # Topics ------------------------------------------------------------------------------------
 
@@ -191,6 +194,10 @@ week was abandoned; its parts would be billed."""
 FIREHOSE_BUFFERING_INTERVAL = Duration.minutes(5)
 FIREHOSE_BUFFERING_SIZE = Size.mebibytes(64)
 """Up to five minutes or 64 MiB per object: few, large objects for Spark to read."""
+FIREHOSE_BUFFERING_INTERVAL_RANGE_SECONDS = (0, 900)
+FIREHOSE_BUFFERING_SIZE_RANGE_MIB = (1, 128)
+"""What Firehose takes for an S3 destination's buffering hints (aws-cdk-lib's L1 stream does
+not check them; CloudFormation would refuse the stream at deploy)."""
 REPORT_SCHEDULE = "cron(30 0 * * ? *)"
 """Half past midnight UTC: the previous day's last Firehose buffer (at most 15 minutes) has
 landed by then."""

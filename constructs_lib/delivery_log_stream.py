@@ -22,7 +22,9 @@ from constructs import Construct
 from constructs_lib._private.keywords import checked
 from constructs_lib.defaults import (
     FIREHOSE_BUFFERING_INTERVAL,
+    FIREHOSE_BUFFERING_INTERVAL_RANGE_SECONDS,
     FIREHOSE_BUFFERING_SIZE,
+    FIREHOSE_BUFFERING_SIZE_RANGE_MIB,
     LOG_DESTINATION_NAME,
     LOG_RETENTION,
 )
@@ -83,13 +85,32 @@ class DeliveryLogStream(Construct):
             :data:`~constructs_lib.defaults.LOG_DESTINATION_NAME`.
         :param log_format: what Firehose writes (see :class:`LogFormat`). Default:
             ``LogFormat.ENVELOPES``.
-        :param buffering_interval: the longest Firehose waits before writing an object.
-            Default: :data:`~constructs_lib.defaults.FIREHOSE_BUFFERING_INTERVAL` (5 minutes).
-        :param buffering_size: the largest object Firehose buffers. Default:
+        :param buffering_interval: the longest Firehose waits before writing an object
+            (whole seconds, 0 to 900). Default: :data:`~constructs_lib.defaults.FIREHOSE_BUFFERING_INTERVAL` (5 minutes).
+        :param buffering_size: the largest object Firehose buffers (whole MiB, 1 to 128).
+            Default:
             :data:`~constructs_lib.defaults.FIREHOSE_BUFFERING_SIZE` (64 MiB).
         """
         super().__init__(scope, construct_id)
         require_account_ids("source_accounts", source_accounts)
+        for keyword, given, (low, high), unit in (
+            (
+                "buffering_interval",
+                float(buffering_interval.to_seconds()),
+                FIREHOSE_BUFFERING_INTERVAL_RANGE_SECONDS,
+                "seconds",
+            ),
+            (
+                "buffering_size",
+                float(buffering_size.to_kibibytes()) / 1024,
+                FIREHOSE_BUFFERING_SIZE_RANGE_MIB,
+                "MiB",
+            ),
+        ):
+            if not (given.is_integer() and low <= given <= high):
+                raise ValueError(
+                    f"{keyword}: Firehose takes whole {unit} from {low} to {high}, got {given:g}"
+                )
         if (
             not destination_name
             or len(destination_name) > DESTINATION_NAME_LENGTH

@@ -17,6 +17,7 @@ from constructs import Construct
 from constructs_lib._private.keywords import checked
 from constructs_lib.defaults import (
     ALARM_EVALUATION_PERIOD,
+    ALARM_PERIODS_UNDER_A_MINUTE_SECONDS,
     MAX_MESSAGE_AGE,
     MAX_MESSAGE_AGE_RANGE_SECONDS,
 )
@@ -43,7 +44,8 @@ class MessagingAlarms(Construct):
         :param max_message_age: the age of the oldest message in an endpoint queue above which
             the endpoint is considered stuck (1 minute to 14 days). Default:
             :data:`~constructs_lib.defaults.MAX_MESSAGE_AGE_SECONDS` (15 minutes).
-        :param evaluation_period: the metric period. Default:
+        :param evaluation_period: the metric period (1, 5, 10 or 30 seconds, or whole
+            minutes, as CloudWatch takes it). Default:
             :data:`~constructs_lib.defaults.ALARM_EVALUATION_PERIOD` (5 minutes).
         """
         super().__init__(scope, construct_id)
@@ -52,6 +54,12 @@ class MessagingAlarms(Construct):
             int(max_message_age.to_seconds()),
             *MAX_MESSAGE_AGE_RANGE_SECONDS,
         )
+        period = evaluation_period.to_seconds()
+        if period not in ALARM_PERIODS_UNDER_A_MINUTE_SECONDS and (period < 60 or period % 60):
+            raise ValueError(
+                f"evaluation_period: CloudWatch takes a period of 1, 5, 10 or 30 seconds or "
+                f"whole minutes, got {period:g} s"
+            )
         self._action = actions.SnsAction(alarm_topic) if alarm_topic else None
         self._max_age = max_message_age
         self._period = evaluation_period

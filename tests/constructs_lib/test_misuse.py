@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aws_cdk import App, Duration, Environment, Stack
+from aws_cdk import App, Duration, Environment, Size, Stack
 from aws_cdk import aws_kms as kms
 
 from constructs_lib import (
@@ -308,6 +308,33 @@ MISUSES = [
         "an alarm age given in seconds",
         lambda s, _: MessagingAlarms(s, "Alarms", max_message_age=900),  # type: ignore[arg-type]
         Refused(TypeError, r"^max_message_age: expected aws_cdk.Duration, got int 900"),
+    ),
+    Misuse(
+        "a Firehose buffering interval over 15 minutes",
+        lambda s, _: DeliveryLogStream(
+            s,
+            "Stream",
+            log_bucket=DeliveryLogBucket(s, "Logs"),
+            source_accounts=[SALES],
+            buffering_interval=Duration.minutes(20),
+        ),
+        Refused(ValueError, r"^buffering_interval: Firehose takes whole seconds from 0 to 900"),
+    ),
+    Misuse(
+        "a Firehose buffer over 128 MiB",
+        lambda s, _: DeliveryLogStream(
+            s,
+            "Stream",
+            log_bucket=DeliveryLogBucket(s, "Logs"),
+            source_accounts=[SALES],
+            buffering_size=Size.mebibytes(500),
+        ),
+        Refused(ValueError, r"^buffering_size: Firehose takes whole MiB from 1 to 128"),
+    ),
+    Misuse(
+        "an alarm period CloudWatch refuses",
+        lambda s, _: MessagingAlarms(s, "Alarms", evaluation_period=Duration.seconds(45)),
+        Refused(ValueError, r"^evaluation_period: CloudWatch takes a period of 1, 5, 10 or 30"),
     ),
     Misuse(
         "source accounts of a log stream given as one string",
