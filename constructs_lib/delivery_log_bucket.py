@@ -20,7 +20,7 @@ from constructs_lib._private.access_logs import (
     logged_kms_bucket,
 )
 from constructs_lib._private.acknowledgments import acknowledge
-from constructs_lib._private.keywords import checked
+from constructs_lib._private.keywords import checked, checked_keywords
 from constructs_lib.defaults import (
     LOG_BUCKET_INFREQUENT_ACCESS_AFTER,
     LOG_BUCKET_RETENTION,
@@ -157,6 +157,7 @@ class DeliveryLogBucket(Construct):
             removal_policy=removal_policy,
         )
 
+    @checked_keywords
     def grant_write_logs(self, role: iam.Role) -> None:
         """Write objects under the log and error prefixes (what Firehose needs)."""
         for prefix in (LOG_PREFIX, ERROR_PREFIX):
@@ -168,6 +169,7 @@ class DeliveryLogBucket(Construct):
             "Aborting its own multipart uploads of log objects, under the log prefixes only.",
         )
 
+    @checked_keywords
     def grant_read_logs_write_reports(self, role: iam.Role) -> None:
         """Read the logs and write (and replace) reports: what the daily job needs."""
         self.bucket.grant_read(role, f"{LOG_PREFIX}*")

@@ -417,6 +417,7 @@ class DeliveryLoggedTopic(_TopicBase):
         """A protocol with a subscriber is always logged."""
         self.log_deliveries(protocol)
 
+    @checked_keywords
     def log_deliveries(self, protocol: DeliveryProtocol) -> None:
         """Turn on delivery-status logging for a protocol (once)."""
         if protocol in self._logged:
@@ -429,6 +430,7 @@ class DeliveryLoggedTopic(_TopicBase):
             success_feedback_sample_rate=self.success_sample_rate,
         )
 
+    @checked_keywords
     def stream_logs_to(self, destination_arn: str) -> tuple[logs.CfnSubscriptionFilter, ...]:
         """Send both delivery log groups, every event, to a CloudWatch Logs destination
         (typically another account's, see :class:`DeliveryLogStream`).
@@ -611,6 +613,7 @@ class DeliveryLoggedTopic(_TopicBase):
         self.log_deliveries(DeliveryProtocol.LAMBDA)
         return dlq
 
+    @checked_keywords
     def grant_publish(self, grantee: iam.IGrantable) -> iam.Grant:
         """Grant an identity of this account permission to publish (and to use the key)."""
         return self.topic.grant_publish(grantee)

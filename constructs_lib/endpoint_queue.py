@@ -553,14 +553,17 @@ class EndpointQueue(Construct):
             ],
         )
 
+    @checked_keywords
     def grant_send_messages(self, grantee: iam.IGrantable) -> iam.Grant:
         """Grant an identity in this account permission to send (and to use the key)."""
         return self.queue.grant_send_messages(grantee)
 
+    @checked_keywords
     def grant_consume_messages(self, grantee: iam.IGrantable) -> iam.Grant:
         """Grant an identity in this account permission to receive and delete (and decrypt)."""
         return self.queue.grant_consume_messages(grantee)
 
+    @checked_keywords
     def grant_purge(self, grantee: iam.IGrantable) -> iam.Grant:
         """Grant an identity permission to purge the queue."""
         return self.queue.grant_purge(grantee)

@@ -26,7 +26,7 @@ from constructs import Construct
 from constructs_lib._private.access_logs import admit_log_delivery_by_policy, logged_kms_bucket
 from constructs_lib._private.acknowledgments import acknowledge
 from constructs_lib._private.grants import Grantees, PolicyGrants, grant_with_key
-from constructs_lib._private.keywords import checked
+from constructs_lib._private.keywords import checked, checked_keywords
 from constructs_lib.defaults import (
     BODY_EXPIRATION,
     BODY_EXPIRATION_RANGE_DAYS,
@@ -142,12 +142,14 @@ class MessageBodyBucket(Construct):
             via_service="s3",
         )
 
+    @checked_keywords
     def grant_read_bodies(self, grantee: iam.IGrantable) -> None:
         """Read bodies (and decrypt them): what this account's outbound relay needs to copy
         them out, and what an endpoint's role needs to receive."""
         self.bucket.grant_read(grantee, "*")
         self._acknowledge_object_grants(grantee, ("s3:GetObject*", "s3:GetBucket*", "s3:List*"))
 
+    @checked_keywords
     def grant_read_write_bodies(self, grantee: iam.IGrantable) -> None:
         """Write and read bodies: what an endpoint's role needs to send and receive large
         messages."""

@@ -14,7 +14,7 @@ from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
-from constructs_lib._private.keywords import checked
+from constructs_lib._private.keywords import checked, checked_keywords
 from constructs_lib.defaults import (
     ALARM_EVALUATION_PERIOD,
     ALARM_PERIODS_UNDER_A_MINUTE_SECONDS,
@@ -72,6 +72,7 @@ class MessagingAlarms(Construct):
         self.alarms.append(alarm)
         return alarm
 
+    @checked_keywords
     def watch_topic(self, alarm_id: str, topic: sns.ITopic) -> cloudwatch.Alarm:
         """Alarm when any delivery of the topic fails (``NumberOfNotificationsFailed`` > 0)."""
         return self._add(
@@ -89,6 +90,7 @@ class MessagingAlarms(Construct):
             )
         )
 
+    @checked_keywords
     def watch_dead_letter_queue(self, alarm_id: str, queue: sqs.IQueue) -> cloudwatch.Alarm:
         """Alarm when a DLQ holds any message."""
         return self._add(
@@ -105,6 +107,7 @@ class MessagingAlarms(Construct):
             )
         )
 
+    @checked_keywords
     def watch_endpoint_queue(self, alarm_id: str, queue: sqs.IQueue) -> cloudwatch.Alarm:
         """Alarm when the oldest message of an endpoint queue is older than the bound."""
         return self._add(
