@@ -215,6 +215,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "pip",
             "install",
             "--disable-pip-version-check",
+            # aws-cdk-lib alone is some 400 MB of modules: compiling them all costs a minute
+            # of the suite and nothing to the app, which compiles what it imports.
+            "--no-compile",
             "--constraint",
             str(ROOT / "requirements.txt"),
             f"{wheel}[gates]",
