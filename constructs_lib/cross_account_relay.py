@@ -36,6 +36,7 @@ from aws_cdk import aws_sqs as sqs
 from constructs import Construct, IConstruct
 
 from constructs_lib._private.acknowledgments import acknowledge
+from constructs_lib._private.cdk_types import literal_queue_name
 from constructs_lib._private.grants import QUEUE_ENCRYPTION_CONTEXT
 from constructs_lib._private.keywords import checked
 from constructs_lib._private.lambda_assets import relay_code
@@ -589,8 +590,7 @@ def _queue_reference(stack: Stack, queue: sqs.IQueue, what: str, source: str | N
     arn = queue.queue_arn
     if not Token.is_unresolved(arn):
         return arn
-    cfn_queue = queue.node.default_child
-    name = cfn_queue.queue_name if isinstance(cfn_queue, sqs.CfnQueue) else None
+    name = literal_queue_name(queue)
     queue_stack = Stack.of(queue)
     own = queue_stack is stack or (
         not Token.is_unresolved(stack.account)
@@ -598,7 +598,7 @@ def _queue_reference(stack: Stack, queue: sqs.IQueue, what: str, source: str | N
         and (queue_stack.account, queue_stack.region) == (stack.account, stack.region)
     )
     beside = source is None or not source.startswith("arn:")
-    if isinstance(name, str) and not Token.is_unresolved(name) and own and beside:
+    if name is not None and own and beside:
         return name
     raise ValueError(
         f"routes: {what} {queue.node.path} has no ARN known at synth and no name there in the "

@@ -23,7 +23,7 @@ from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from constructs_lib._private.acknowledgments import acknowledge
-from constructs_lib._private.cdk_types import same_key
+from constructs_lib._private.cdk_types import literal_topic_name, same_key
 from constructs_lib._private.grants import Grantees, PolicyGrants, grant_with_key
 from constructs_lib._private.keywords import checked, checked_keywords
 from constructs_lib._private.subscriptions import (
@@ -670,9 +670,8 @@ class _ExistingTopic(_TopicBase):
                 f"encryption_key: {topic.node.path} is encrypted with "
                 f"{topic.master_key.node.path} already; leave encryption_key out to use it"
             )
-        cfn = topic.node.default_child
-        name = cfn.topic_name if isinstance(cfn, sns.CfnTopic) else topic.topic_name
-        if not isinstance(name, str) or Token.is_unresolved(name):
+        name = literal_topic_name(topic)
+        if name is None:
             raise ValueError(
                 f"topic: {topic.node.path} has no name known at synth (CloudFormation names "
                 "it), and its subscriptions' dead-letter queues are named after it; create it "
@@ -686,7 +685,7 @@ class _ExistingTopic(_TopicBase):
         # name it by reference (each would depend on the other).
         arn = (
             Stack.of(topic).format_arn(service="sns", resource=name)
-            if isinstance(cfn, sns.CfnTopic)
+            if isinstance(topic.node.default_child, sns.CfnTopic)
             else topic.topic_arn
         )
         allow_sns_for_topic(self.encryption_key, arn)

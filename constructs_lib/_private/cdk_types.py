@@ -1,10 +1,12 @@
-"""What synth knows of aws-cdk-lib's queues and keys, made in this app or imported: a queue's
-name and ARN as text where they are known, and whether two key objects are one key."""
+"""What synth knows of aws-cdk-lib's queues, topics and keys, made in this app or imported: a
+queue's or topic's name and a queue's ARN as text where they are known, and whether two key
+objects are one key."""
 
 from __future__ import annotations
 
 from aws_cdk import Stack, Token
 from aws_cdk import aws_kms as kms
+from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sqs as sqs
 
 
@@ -32,3 +34,11 @@ def computed_queue_arn(queue: sqs.IQueue) -> str | None:
         return None if Token.is_unresolved(queue.queue_arn) else queue.queue_arn
     name = literal_queue_name(queue)
     return Stack.of(queue).format_arn(service="sqs", resource=name) if name else None
+
+
+def literal_topic_name(topic: sns.ITopic) -> str | None:
+    """The topic's name when synth knows it: the name a topic of this app was created with, or
+    an imported topic's (from its ARN); ``None`` when CloudFormation would choose it."""
+    cfn = topic.node.default_child
+    name = cfn.topic_name if isinstance(cfn, sns.CfnTopic) else topic.topic_name
+    return name if isinstance(name, str) and not Token.is_unresolved(name) else None

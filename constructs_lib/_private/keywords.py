@@ -271,8 +271,6 @@ def _fit_generic(value: object, origin: object, args: tuple[object, ...]) -> Any
         if not isinstance(value, Mapping):
             raise _RefusedError(TypeError, f"expected a mapping (a dict), got {_shown(value)}")
         return value
-    if origin is type:
-        return value
     return value
 
 
@@ -329,14 +327,21 @@ def _implements(value: object, protocol: type) -> bool:
     declares as protocols ``isinstance`` refuses)."""
     if getattr(protocol, "_is_runtime_protocol", False):
         return isinstance(value, protocol)
-    members = typing_extensions.get_protocol_members(protocol)
+    members = _protocol_members(protocol)
     # An object jsii returns for several interfaces at once (``Alias.from_alias_name``)
     # delegates to one proxy per interface.
     delegates = vars(value).get("_delegates") if hasattr(value, "__dict__") else None
     classes = [type(d) for d in delegates] if isinstance(delegates, list) else [type(value)]
-    return all(
-        any(hasattr(cls, member) for cls in classes)
-        for member in members
+    return all(any(hasattr(cls, member) for cls in classes) for member in members)
+
+
+@functools.cache
+def _protocol_members(protocol: type) -> frozenset[str]:
+    """An aws-cdk-lib interface's public members, gathered once per interface (every
+    construct's call checks its keywords)."""
+    return frozenset(
+        member
+        for member in typing_extensions.get_protocol_members(protocol)
         if not member.startswith("_")
     )
 

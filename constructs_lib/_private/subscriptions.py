@@ -22,7 +22,7 @@ from aws_cdk import aws_sqs as sqs
 from constructs import Construct, IConstruct, IDependable
 
 from constructs_lib._private.acknowledgments import acknowledge
-from constructs_lib._private.cdk_types import computed_queue_arn, same_key
+from constructs_lib._private.cdk_types import computed_queue_arn, literal_topic_name, same_key
 from constructs_lib._private.grants import TOPIC_KEY_ACTIONS, Grantees, KeyGrants, sns_principal
 from constructs_lib._private.secure_queue import secure_queue
 from constructs_lib.defaults import DEAD_LETTER_RETENTION
@@ -133,12 +133,17 @@ def admit_topic_to_dead_letter_queue(topic: sns.ITopic, dead_letter_queue: sqs.I
     encrypted with the topic's own key needs nothing more: the topic's construct admits SNS
     there for the topic (:func:`allow_sns_for_topic`)."""
     key = dead_letter_queue.encryption_master_key
-    if not isinstance(key, kms.Key) or same_key(key, topic.master_key):
-        return
-    arn = computed_queue_arn(dead_letter_queue)
+    if isinstance(key, kms.Key) and not same_key(key, topic.master_key):
+        _admit_topic_on_key(key, topic, dead_letter_queue)
+
+
+def _admit_topic_on_key(key: kms.Key, topic: sns.ITopic, queue: sqs.IQueue) -> None:
+    """Let SNS use ``key`` for ``topic`` alone (``aws:SourceArn``), and for ``queue``'s
+    encryption alone where synth knows its ARN."""
+    arn = computed_queue_arn(queue)
     KeyGrants.of(key).grant(
         "AllowSenders",
-        Grantees.topics([topic.topic_arn], sns_principal(topic.topic_arn, dead_letter_queue)),
+        Grantees.topics([topic.topic_arn], sns_principal(topic.topic_arn, queue)),
         TOPIC_KEY_ACTIONS,
         via_service=None,
         queue_arns=[arn] if arn else (),
@@ -173,11 +178,8 @@ def require_fifo_pairing(field: str, topic: sns.ITopic, queue_fifo: bool, queue:
 
 
 def _topic_named(topic: sns.ITopic) -> str:
-    cfn = topic.node.default_child
-    name = cfn.topic_name if isinstance(cfn, sns.CfnTopic) else topic.topic_name
-    return (
-        repr(name) if isinstance(name, str) and not Token.is_unresolved(name) else topic.node.path
-    )
+    name = literal_topic_name(topic)
+    return repr(name) if name is not None else topic.node.path
 
 
 def subscribed_queue(
@@ -251,14 +253,7 @@ class QueueSubscription:
                 )
             ).policy_dependable
             if isinstance(self._key, kms.Key):
-                arn = computed_queue_arn(queue)
-                KeyGrants.of(self._key).grant(
-                    "AllowSenders",
-                    Grantees.topics([topic.topic_arn], principal),
-                    TOPIC_KEY_ACTIONS,
-                    via_service=None,
-                    queue_arns=[arn] if arn else (),
-                )
+                _admit_topic_on_key(self._key, topic, queue)
         admit_topic_to_dead_letter_queue(topic, self._dead_letter_queue)
         if isinstance(topic, sns.Topic) and Stack.of(topic) is not Stack.of(queue):
             Stack.of(queue).add_dependency(Stack.of(topic), "its queues subscribe to the topic")
