@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -147,19 +148,13 @@ def test_cdk_nag_accepts_the_endpoint(synthesized: tuple[Template, Path]) -> Non
     assert [r for r in report["pluginReports"] if r.get("violations")] == []
 
 
-def test_a_replay_window_shorter_than_the_retry_schedule_is_refused(partner_handler: Path) -> None:
-    stack = Stack(App(), "S")
-    topic = DeliveryLoggedTopic(stack, "T", topic_name="T")
+def test_a_replay_window_shorter_than_the_retry_schedule_is_refused(
+    partner_endpoint: Callable[..., SnsHttpsEndpoint],
+) -> None:
     policy = HttpDeliveryPolicy(num_retries=50, min_delay_target=20, max_delay_target=60)
     with pytest.raises(ValueError, match=re.escape("replay_window: 600 s is shorter")):
-        SnsHttpsEndpoint(
-            stack,
-            "E",
-            topic=topic,
-            handler="partner.handler:handle",
-            handler_code=partner_handler,
-            delivery_policy=policy,
-            replay_window=Duration.minutes(10),
+        partner_endpoint(
+            Stack(App(), "S"), delivery_policy=policy, replay_window=Duration.minutes(10)
         )
 
 
@@ -173,23 +168,7 @@ def test_a_replay_window_shorter_than_the_retry_schedule_is_refused(partner_hand
     ],
 )
 def test_a_handler_the_function_would_not_find_is_refused(
-    partner_handler: Path, handler: str, message: str
+    partner_endpoint: Callable[..., SnsHttpsEndpoint], handler: str, message: str
 ) -> None:
-    stack = Stack(App(), "S")
-    topic = DeliveryLoggedTopic(stack, "T", topic_name="T")
     with pytest.raises(ValueError, match=message):
-        SnsHttpsEndpoint(stack, "E", topic=topic, handler=handler, handler_code=partner_handler)
-
-
-def test_a_memory_size_lambda_refuses_is_refused(partner_handler: Path) -> None:
-    stack = Stack(App(), "S")
-    topic = DeliveryLoggedTopic(stack, "T", topic_name="T")
-    with pytest.raises(ValueError, match="memory_size: must be a whole number from 128 to 10240"):
-        SnsHttpsEndpoint(
-            stack,
-            "E",
-            topic=topic,
-            handler="partner.handler:handle",
-            handler_code=partner_handler,
-            memory_size=64,
-        )
+        partner_endpoint(Stack(App(), "S"), handler=handler)

@@ -4,7 +4,7 @@ each refused by every construct that takes one, naming the keyword."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 from aws_cdk import App, Stack
@@ -98,16 +98,7 @@ def test_a_cross_account_subscription_refuses_a_malformed_topic_arn() -> None:
 
 @pytest.mark.parametrize("arn", ["*", "arn:aws:sqs:us-east-1:111111111111:Orders"])
 def test_the_https_endpoint_refuses_allowed_topics_its_runtime_would_refuse(
-    arn: str, partner_handler: Path
+    arn: str, partner_endpoint: Callable[..., SnsHttpsEndpoint]
 ) -> None:
-    stack = Stack(App(), "S")
-    topic = DeliveryLoggedTopic(stack, "T", topic_name="T")
     with pytest.raises(ValueError, match=r"^allowed_topic_arns: .* is not an SNS topic ARN"):
-        SnsHttpsEndpoint(
-            stack,
-            "E",
-            topic=topic,
-            handler="partner.handler:handle",
-            handler_code=partner_handler,
-            allowed_topic_arns=[arn],
-        )
+        partner_endpoint(Stack(App(), "S"), allowed_topic_arns=[arn])
