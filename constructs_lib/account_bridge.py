@@ -228,11 +228,8 @@ def reachable_queues(
     name to the remote queue's ARN) lead to under the name the generator gives their own
     names. The address that leads to each is the queue's name (a released endpoint's transport
     address); the inbound relay writes it into the address headers that carry the ARN."""
-    reachable = [
-        arn
-        for arn in local_queues
-        if _resolved(parse_queue_arn(arn).name, queue_name_prefix) == parse_queue_arn(arn).name
-    ]
+    names = {arn: parse_queue_arn(arn).name for arn in local_queues}
+    reachable = [arn for arn, name in names.items() if _resolved(name, queue_name_prefix) == name]
     reachable += [
         remote
         for shadow, remote in shadows.items()
