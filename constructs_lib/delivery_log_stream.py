@@ -86,10 +86,10 @@ class DeliveryLogStream(Construct):
         :param log_format: what Firehose writes (see :class:`LogFormat`). Default:
             ``LogFormat.ENVELOPES``.
         :param buffering_interval: the longest Firehose waits before writing an object
-            (whole seconds, 0 to 900). Default: :data:`~constructs_lib.defaults.FIREHOSE_BUFFERING_INTERVAL` (5 minutes).
+            (whole seconds, 0 to 900). Default:
+            :data:`~constructs_lib.defaults.FIREHOSE_BUFFERING_INTERVAL` (5 minutes).
         :param buffering_size: the largest object Firehose buffers (whole MiB, 1 to 128).
-            Default:
-            :data:`~constructs_lib.defaults.FIREHOSE_BUFFERING_SIZE` (64 MiB).
+            Default: :data:`~constructs_lib.defaults.FIREHOSE_BUFFERING_SIZE` (64 MiB).
         """
         super().__init__(scope, construct_id)
         require_account_ids("source_accounts", source_accounts)

@@ -56,8 +56,10 @@ class MessagingAlarms(Construct):
         )
         period = evaluation_period.to_seconds()
         if period not in ALARM_PERIODS_UNDER_A_MINUTE_SECONDS and (period < 60 or period % 60):
+            *shorter, longest = ALARM_PERIODS_UNDER_A_MINUTE_SECONDS
             raise ValueError(
-                f"evaluation_period: CloudWatch takes a period of 1, 5, 10 or 30 seconds or "
+                f"evaluation_period: CloudWatch takes a period of "
+                f"{', '.join(map(str, shorter))} or {longest} seconds or "
                 f"whole minutes, got {period:g} s"
             )
         self._action = actions.SnsAction(alarm_topic) if alarm_topic else None

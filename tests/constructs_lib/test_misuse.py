@@ -90,6 +90,13 @@ def endpoint(stack: Stack, handler_code: Path, **keywords: Any) -> SnsHttpsEndpo
     return SnsHttpsEndpoint(stack, "Webhook", topic=topic(stack), **arguments)
 
 
+def log_stream(stack: Stack, **keywords: Any) -> DeliveryLogStream:
+    arguments: dict[str, Any] = {"source_accounts": [SALES], **keywords}
+    return DeliveryLogStream(
+        stack, "Stream", log_bucket=DeliveryLogBucket(stack, "Logs"), **arguments
+    )
+
+
 MISUSES = [
     Misuse(
         "an encryption given as its value",
@@ -311,24 +318,12 @@ MISUSES = [
     ),
     Misuse(
         "a Firehose buffering interval over 15 minutes",
-        lambda s, _: DeliveryLogStream(
-            s,
-            "Stream",
-            log_bucket=DeliveryLogBucket(s, "Logs"),
-            source_accounts=[SALES],
-            buffering_interval=Duration.minutes(20),
-        ),
+        lambda s, _: log_stream(s, buffering_interval=Duration.minutes(20)),
         Refused(ValueError, r"^buffering_interval: Firehose takes whole seconds from 0 to 900"),
     ),
     Misuse(
         "a Firehose buffer over 128 MiB",
-        lambda s, _: DeliveryLogStream(
-            s,
-            "Stream",
-            log_bucket=DeliveryLogBucket(s, "Logs"),
-            source_accounts=[SALES],
-            buffering_size=Size.mebibytes(500),
-        ),
+        lambda s, _: log_stream(s, buffering_size=Size.mebibytes(500)),
         Refused(ValueError, r"^buffering_size: Firehose takes whole MiB from 1 to 128"),
     ),
     Misuse(
@@ -338,9 +333,7 @@ MISUSES = [
     ),
     Misuse(
         "source accounts of a log stream given as one string",
-        lambda s, _: DeliveryLogStream(
-            s, "Stream", log_bucket=DeliveryLogBucket(s, "Logs"), source_accounts=SALES
-        ),
+        lambda s, _: log_stream(s, source_accounts=SALES),
         Refused(TypeError, r"^source_accounts: expected a list, got the string"),
     ),
 ]
