@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -22,7 +21,13 @@ from pathlib import Path
 from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
-from constructs_lib._private.staging import CACHE_ROOT, runtime_files, stage_files
+from constructs_lib._private.staging import (
+    CACHE_ROOT,
+    building_folder,
+    publish,
+    runtime_files,
+    stage_files,
+)
 
 LAMBDA_RUNTIME = lambda_.Runtime.PYTHON_3_14
 LAMBDA_PYTHON_VERSION = "3.14"
@@ -78,8 +83,7 @@ def dependencies_layer(
     ).hexdigest()[:16]
     staged = CACHE_ROOT / f"layer-{key}"
     if not staged.exists():
-        building = staged.with_name(staged.name + ".building")
-        shutil.rmtree(building, ignore_errors=True)
+        building = building_folder(staged)
         platforms = [arg for platform in PIP_PLATFORMS for arg in ("--platform", platform)]
         result = subprocess.run(
             [
@@ -108,7 +112,7 @@ def dependencies_layer(
                 f"installing {', '.join(requirements)} for Lambda ({LAMBDA_PYTHON_VERSION}, "
                 f"{PIP_PLATFORMS[0]}) failed: {result.stderr.strip()[-2000:]}"
             )
-        building.rename(staged)
+        publish(building, staged)
     return lambda_.LayerVersion(
         scope,
         construct_id,

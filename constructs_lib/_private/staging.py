@@ -60,10 +60,29 @@ def stage_files(files: Sequence[tuple[Path, Path]], kind: str) -> Path:
         digest.update(str(target).encode() + b"\0" + source.read_bytes() + b"\0")
     staged = CACHE_ROOT / f"{kind}-{digest.hexdigest()[:16]}"
     if not staged.exists():
-        building = staged.with_name(staged.name + ".building")
-        shutil.rmtree(building, ignore_errors=True)
+        building = building_folder(staged)
         for source, target in files:
             (building / target).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, building / target)
-        building.rename(staged)
+        publish(building, staged)
     return staged
+
+
+def building_folder(staged: Path) -> Path:
+    """An empty folder beside ``staged`` that only this process writes: two synths at once
+    (the tests' workers, a team's parallel builds) each build their own copy."""
+    building = staged.with_name(f"{staged.name}.{os.getpid()}.building")
+    shutil.rmtree(building, ignore_errors=True)
+    building.mkdir(parents=True)
+    return building
+
+
+def publish(building: Path, staged: Path) -> None:
+    """Rename the complete ``building`` folder to ``staged``; when another process got there
+    first, its copy (of the same content) stays and this one is discarded."""
+    try:
+        building.rename(staged)
+    except OSError:
+        if not staged.exists():
+            raise
+        shutil.rmtree(building, ignore_errors=True)
