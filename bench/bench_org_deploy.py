@@ -38,6 +38,7 @@ from local_aws.moto_server import MotoServer  # noqa: E402
 from local_aws.peers import Peers  # noqa: E402
 from local_aws.traffic import conversation_pairs  # noqa: E402
 from stacks.checks import gates  # noqa: E402
+from stacks.placement.placing import new_organization_plan  # noqa: E402
 from stacks.topology import parse_topology  # noqa: E402
 
 T = TypeVar("T")
@@ -86,7 +87,10 @@ def main() -> None:
     steps: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as scratch:
         work = Path(scratch)
-        assembly = timed(steps, "synth and gates", lambda: gates.synth(topology, work / "cdk.out"))
+        plan = new_organization_plan(topology)
+        assembly = timed(
+            steps, "synth and gates", lambda: gates.synth(topology, plan, work / "cdk.out")
+        )
         stacks = len(list(assembly.glob("*.template.json")))
         with MotoServer(work / "moto.log") as moto:
             accounts = timed(

@@ -70,14 +70,27 @@ def tree_rss_kb(root: int) -> int:
     return sum(rss.get(pid, 0) for pid in tree)
 
 
-def synth(tree: Path, topology_file: Path, outdir: Path) -> dict[str, Any]:
-    """``app.py`` of ``tree`` on ``topology_file``, measured."""
+def synth(tree: Path, document: dict[str, Any], outdir: Path) -> dict[str, Any]:
+    """``app.py`` of ``tree`` on the topology ``document``, measured. The topology is written
+    into ``outdir``'s folder with, for a tree whose synth reads a committed plan, a new
+    organization's plan written by its placement command first (unmeasured)."""
+    outdir.mkdir(parents=True)
+    topology_file = outdir.parent / f"{outdir.name}.json"
+    topology_file.write_text(json.dumps(document), encoding="utf-8")
     environment = {
         **os.environ,
         "CDK_OUTDIR": str(outdir),
         "CDK_CONTEXT_JSON": json.dumps({"topology": str(topology_file)}),
         "PYTHONPATH": os.pathsep.join([str(tree), str(tree / "runtime")]),
     }
+    if (tree / "stacks" / "placement" / "__main__.py").is_file():
+        subprocess.run(
+            [sys.executable, "-m", "stacks.placement", "start", "--topology", str(topology_file)],
+            cwd=tree,
+            env=environment,
+            capture_output=True,
+            check=True,
+        )
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     process = subprocess.Popen(
@@ -170,11 +183,9 @@ def main() -> None:
         work = Path(scratch)
         for accounts, endpoints in chosen:
             document = scale_topologies.organization(accounts, endpoints)
-            topology_file = work / f"org-{accounts}x{endpoints}.json"
-            topology_file.write_text(json.dumps(document), encoding="utf-8")
             label = f"{accounts} accounts, {len(document['endpoints'])} endpoints"
             results[label] = {
-                name: synth(tree, topology_file, work / f"{name}-{accounts}x{endpoints}")
+                name: synth(tree, document, work / f"{name}-{accounts}x{endpoints}")
                 for name, tree in trees.items()
             }
     print(

@@ -17,14 +17,19 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
+from local_aws.accounts import AccountCredentials
 from local_aws.delivery_logs import DEFAULT_RECORDS, run_delivery_logs
 from local_aws.deployment import deploy_all
 from local_aws.inventory import read_inventory
 from local_aws.moto_server import MotoServer
 from local_aws.traffic import run_traffic
-from stacks.app_builder import CDK_JSON
 from stacks.checks import access_report, gates
+from stacks.placement.deployed import deployed_units
+from stacks.placement.placing import recover
+from stacks.placement.plan import StackPlan, committed_plan
+from stacks.placement.plan_file import PlanFile
 from stacks.topology import Topology, TopologyError, load_topology
+from stacks.topology.parsing import CDK_JSON
 
 T = TypeVar("T")
 
@@ -52,19 +57,32 @@ def _indent(line: str) -> None:
 def run(topology_file: Path, out: Path, log_records: int = DEFAULT_RECORDS) -> int:
     """Run every step; return the process exit code."""
     total = 8
-    topology: Topology = step(
-        1, total, f"validate topology {topology_file}", lambda: load_topology(topology_file)
+    plan_file = PlanFile(topology_file)
+
+    def validate() -> tuple[Topology, StackPlan]:
+        topology = load_topology(topology_file)
+        plan = committed_plan(topology, plan_file)
+        _indent(f"{len(plan.stacks)} messaging stacks as {plan.source} records them")
+        return topology, plan
+
+    topology, plan = step(
+        1, total, f"validate topology {topology_file} and its committed stack plan", validate
     )
     assembly = out / "cdk.out"
     shutil.rmtree(assembly, ignore_errors=True)
-    step(2, total, "synth with cdk-nag (AwsSolutions)", lambda: gates.synth(topology, assembly))
+    step(
+        2,
+        total,
+        "synth with cdk-nag (AwsSolutions), through the committed plan",
+        lambda: gates.synth(topology, plan, assembly),
+    )
     step(3, total, "cfn-lint every template", lambda: gates.require_clean_cfn_lint(assembly))
     with MotoServer(out / "moto.log") as moto:
         print(f"      local AWS (moto) at {moto.endpoint_url}", flush=True)
         deployed = step(
             4,
             total,
-            "cdk bootstrap + cdk deploy per account",
+            "cdk bootstrap, the pre-deploy check, cdk deploy per account",
             lambda: deploy_all(topology, assembly, moto.endpoint_url, echo=_indent),
         )
 
@@ -95,6 +113,15 @@ def run(topology_file: Path, out: Path, log_records: int = DEFAULT_RECORDS) -> i
                         f"        function {function.name} ({function.handler}, "
                         f"{function.event_sources} event source(s))"
                     )
+                rebuilt = _rebuilt_plan(
+                    topology,
+                    plan,
+                    plan_file,
+                    name,
+                    credentials=credentials,
+                    endpoint_url=moto.endpoint_url,
+                )
+                print(f"        {rebuilt}")
 
         step(5, total, "read back what was deployed", inventory)
 
@@ -144,6 +171,32 @@ def run(topology_file: Path, out: Path, log_records: int = DEFAULT_RECORDS) -> i
 
     step(8, total, "access report", report)
     return 0
+
+
+def _rebuilt_plan(
+    topology: Topology,
+    plan: StackPlan,
+    plan_file: PlanFile,
+    account: str,
+    *,
+    credentials: AccountCredentials,
+    endpoint_url: str,
+) -> str:
+    """What ``recover`` rebuilds of the account's plan from its deployed stacks, compared with
+    the committed plan: the deployed organization must say the same."""
+    _, deployed = deployed_units(
+        credentials.session(), topology, topology.account(account), endpoint_url=endpoint_url
+    )
+    rebuilt = recover(topology, plan.record, plan_file, account, deployed).record[account]
+    if rebuilt != plan.record[account]:
+        raise RuntimeError(
+            f"the plan rebuilt from {account}'s deployed stacks differs from {plan.source}: "
+            f"{rebuilt} != {plan.record[account]}"
+        )
+    return (
+        f"plan rebuilt from the deployed stacks: {len(rebuilt.units)} units in "
+        f"{rebuilt.stacks} stack(s), as {plan_file.path.name} records them"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,17 +1,23 @@
 """Deploy every stack of a gated cloud assembly to the local AWS, each account's with its own
-credentials, in an order its stack dependencies allow."""
+credentials, in an order its stack dependencies allow, after the pre-deploy check
+(:mod:`stacks.placement.check`) found that no deploy moves a queue."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from local_aws import cdk_cli
 from local_aws.accounts import AccountCredentials, create_account_credentials
+from stacks.placement.check import CheckResult, check_deployed, read_assembly
 from stacks.topology import Topology
+
+
+class PreDeployCheckError(RuntimeError):
+    """The pre-deploy check refused the assembly: deploying it would move a deployed queue."""
 
 
 @dataclass(frozen=True)
@@ -58,11 +64,12 @@ def deploy_all(
     *,
     echo: Callable[[str], None] | None = None,
 ) -> dict[str, AccountCredentials]:
-    """Bootstrap each account that has a stack (all at once) and deploy every stack of the
-    assembly with the CDK CLI, one at a time in :func:`assembly_stacks`' order (an account's
-    stacks may need stacks of other accounts, which the CLI, holding one account's credentials,
-    cannot deploy). Returns the credentials created per account name, for reading the result
-    back."""
+    """Bootstrap each account that has a stack (all at once), run the pre-deploy check in each
+    (echoing its result; raising :class:`PreDeployCheckError` when it refuses) and deploy every
+    stack of the assembly with the CDK CLI, one at a time in :func:`assembly_stacks`' order (an
+    account's stacks may need stacks of other accounts, which the CLI, holding one account's
+    credentials, cannot deploy). Returns the credentials created per account name, for reading
+    the result back."""
     stacks = assembly_stacks(assembly_dir)
     owners = {stack.account_id for stack in stacks}
     deployed = {
@@ -79,6 +86,29 @@ def deploy_all(
             deployed.values(),
         ):
             pass
+    results = pre_deploy_check(assembly_dir, deployed.values(), endpoint_url)
+    for result in results:
+        for line in result.lines():
+            (echo or (lambda _: None))(f"pre-deploy check: {line}")
+    refused = [problem for result in results for problem in result.problems]
+    if refused:
+        raise PreDeployCheckError(
+            "the pre-deploy check refused the assembly:\n" + "\n".join(refused)
+        )
     for stack in stacks:
         cdk_cli.deploy(stack.name, assembly_dir, by_id[stack.account_id], endpoint_url, echo=echo)
     return deployed
+
+
+def pre_deploy_check(
+    assembly_dir: Path, accounts: Iterable[AccountCredentials], endpoint_url: str
+) -> list[CheckResult]:
+    """The pre-deploy check of every account: the assembly against what each has deployed."""
+    assembly = read_assembly(assembly_dir)
+    return [
+        result
+        for credentials in accounts
+        for result in check_deployed(
+            assembly, credentials.session(), credentials.account_id, endpoint_url=endpoint_url
+        )
+    ]

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The synth-only job, for CI: installs only what synth needs (`setup.sh --synth`: no PySpark,
-# moto or DuckDB), then `cdk synth`, which runs cdk-nag and the quota gate, then cfn-lint on every
-# template. Arguments go to `cdk synth`: CI adds `-c stackPlanFrozen=true`, `-c topology=<file>`
-# synthesizes another topology, `-o <dir>` writes elsewhere than cdk.out.
+# moto or DuckDB), then `cdk synth`, which reads the committed stack plan (never writes it) and
+# runs cdk-nag and the quota gate, then cfn-lint on every template. Arguments go to `cdk synth`:
+# `-c topology=<file>` synthesizes another topology (through <file>.stacks), `-o <dir>` writes
+# elsewhere than cdk.out.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh" --synth
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

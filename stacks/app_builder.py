@@ -13,15 +13,13 @@ from cdk_nag import AwsSolutionsChecks
 from stacks.checks.quotas import require_within_quotas
 from stacks.delivery_log_stack import DeliveryLogStack
 from stacks.messaging_stack import MessagingAccountStack
+from stacks.placement.order import deployment_order, stack_dependencies
+from stacks.placement.plan import StackPlan
+from stacks.placement.plan_file import PlanFile
 from stacks.topology import Topology, load_topology, parse_topology
-from stacks.topology.stack_order import deployment_order, stack_dependencies
-from stacks.topology.stack_plan import StackPlan, plan_stacks
-from stacks.topology.stack_plan_file import plan_file_for, planned_from_file
+from stacks.topology.parsing import CDK_JSON
 
 TOPOLOGY_CONTEXT_KEY = "topology"
-STACK_PLAN_FROZEN_CONTEXT_KEY = "stackPlanFrozen"
-"""``-c stackPlanFrozen=true``: refuse to synthesize when the committed stack plan lacks a unit
-(or holds one no longer in the topology), instead of placing it (for CI)."""
 FEATURE_FLAGS = {
     # SNS may use a subscribed queue's key only for the subscribed topic (aws:SourceArn).
     "@aws-cdk/aws-sns-subscriptions:restrictSqsDescryption": True,
@@ -30,7 +28,6 @@ FEATURE_FLAGS = {
 }
 """aws-cdk-lib feature flags the stacks rely on, set in code so that every way of building the
 app (CLI, tests, the main job, other teams' apps) gets the same templates."""
-CDK_JSON = Path(__file__).resolve().parent.parent / "cdk.json"
 
 
 def topology_from_context(value: Any, cdk_json: Path = CDK_JSON) -> Topology:
@@ -43,15 +40,11 @@ def topology_from_context(value: Any, cdk_json: Path = CDK_JSON) -> Topology:
     return load_topology(cdk_json)
 
 
-def stack_plan_from_context(
-    topology: Topology, value: Any, frozen: Any = None, cdk_json: Path = CDK_JSON
-) -> StackPlan:
-    """The stack plan committed beside the topology the ``topology`` context names
-    (``<file>.stacks.json``, or ``cdk.stacks.json`` for the topology in ``cdk.json``),
-    written back when synth placed or dropped units; refused instead when the
-    ``stackPlanFrozen`` context is true."""
-    path = plan_file_for(Path(value) if isinstance(value, str) else cdk_json)
-    return planned_from_file(topology, path, frozen=str(frozen).lower() == "true")
+def plan_file_from_context(value: Any, cdk_json: Path = CDK_JSON) -> PlanFile:
+    """Where the plan of the topology the ``topology`` context names is committed:
+    ``<file>.stacks`` beside ``-c topology=<file>``, ``cdk.stacks`` for the topology in
+    ``cdk.json``."""
+    return PlanFile(Path(value) if isinstance(value, str) else cdk_json)
 
 
 STACK_RESOURCE_LIMIT_CONTEXT = "@aws-cdk/core:stackResourceLimit"
@@ -79,21 +72,20 @@ class MessagingApp(App):
 
 def build_app(
     topology: Topology,
+    plan: StackPlan,
     *,
-    stack_plan: StackPlan | None = None,
     outdir: str | None = None,
     context: Mapping[str, Any] | None = None,
     nag: bool = True,
 ) -> App:
-    """An app with the :class:`MessagingAccountStack` s of every account that owns queues or
-    topics, as ``stack_plan`` places its units (by default as a first synth places them), and
+    """An app with the :class:`MessagingAccountStack` s of every account, as ``plan`` places its
+    units (:func:`~stacks.placement.plan.committed_plan`; a stack it records that holds nothing any more included), and
     the :class:`DeliveryLogStack` when the topology has analytics.
 
     Stacks whose topics stream logs depend on the analytics stack, so ``cdk deploy`` creates the
     destination before the subscription filters that need it; a stack whose queues subscribe to
     a topic of another stack (of its account or another) depends on that stack.
     """
-    plan = stack_plan or plan_stacks(topology)
     app = MessagingApp(
         outdir=outdir,
         context={**FEATURE_FLAGS, **(context or {})},

@@ -1,17 +1,18 @@
 """An account's messaging stack: the queues, topics, subscriptions and relays the stack plan gives
 it, and their alarms.
 
-An account has one stack, or as many as its units need (:mod:`stacks.topology.stack_plan`);
-each builds its own units the same way, so a unit's construct ids (and its resources' logical
-ids) are the same whichever stack holds it, and the first stack of an account builds exactly
-what the account's one stack always built.
+An account has one stack, or as many as its units need (:mod:`stacks.placement.plan`); each
+builds its own units the same way, so a unit's construct ids (and its resources' logical ids)
+are the same whichever stack holds it, and the first stack of an account builds exactly what
+the account's one stack always built. Each records the units it holds in its template's
+metadata (:data:`~stacks.placement.plan.UNITS_METADATA`), from which a lost plan is rebuilt.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from aws_cdk import CfnOutput, CfnResource, Duration, Environment, Stack
+from aws_cdk import CfnOutput, CfnResource, CfnWaitConditionHandle, Duration, Environment, Stack
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_sns as sns
 from constructs import Construct
@@ -31,6 +32,8 @@ from constructs_lib import (
 )
 from constructs_lib.defaults import RELAY_BATCH_SIZE
 from stacks.delivery_log_stack import delivery_log_destination_arn
+from stacks.placement.plan import UNITS_METADATA, AccountStack, StackPlan
+from stacks.placement.units import UnitKind
 from stacks.topology import (
     Endpoint,
     Topic,
@@ -52,9 +55,13 @@ from stacks.topology.stack_ids import (
     topic_id,
     topic_output_id,
 )
-from stacks.topology.stack_plan import AccountStack, StackPlan
-from stacks.topology.stack_units import UnitKind
 from stacks.topology.topics import EVENT_METADATA
+
+RETIRED_STACK = (
+    "deploy it to remove its relays and policies, then destroy it and retire it from the plan"
+)
+"""What a stack that holds no unit any more is for: it stays in the app, so that a deploy removes
+its relays instead of leaving them running unseen."""
 
 
 class MessagingAccountStack(Stack):
@@ -81,6 +88,8 @@ class MessagingAccountStack(Stack):
         description = f"Messaging queues and topics of account {account.name} ({account.id})"
         if planned.number > 1:
             description += f", stack {planned.number}"
+        if not planned.units:
+            description += f": holds nothing any more ({RETIRED_STACK})"
         super().__init__(
             scope,
             planned.name,
@@ -92,6 +101,10 @@ class MessagingAccountStack(Stack):
         self.topology = topology
         self.plan = plan
         self.planned = planned
+        self.add_metadata(UNITS_METADATA, planned.metadata)
+        if not planned.units:
+            # CloudFormation refuses a template without resources.
+            CfnWaitConditionHandle(self, "HoldsNothing")
         self.account_config = account
         settings = topology.alarms
         alarm_topic = (

@@ -18,6 +18,8 @@ from pyspark.sql import SparkSession
 from local_aws.moto_server import MotoServer
 from stacks.app_builder import topology_from_context
 from stacks.checks import gates
+from stacks.placement.plan import committed_plan
+from stacks.placement.plan_file import PlanFile
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,9 +39,11 @@ def document(example_document: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.fixture(scope="session")
 def example_assembly(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The example synthesized once per run, with cdk-nag attached (synth fails on a finding)."""
+    """The example synthesized once per run through its committed plan (``cdk.stacks``), with
+    cdk-nag attached (synth fails on a finding)."""
     outdir = tmp_path_factory.mktemp("example") / "cdk.out"
-    return gates.synth(topology_from_context(None), outdir)
+    topology = topology_from_context(None)
+    return gates.synth(topology, committed_plan(topology, PlanFile()), outdir)
 
 
 @pytest.fixture(scope="session")

@@ -108,6 +108,11 @@ def test_the_synth_only_job_synthesizes_and_gates_with_no_end_of_life_banner(
 ) -> None:
     topology = tmp_path / "one-stack.json"
     topology.write_text(json.dumps(ONE_STACK_TOPOLOGY))
+    # Synth reads the plan and never writes it: the placement command records the units first.
+    placed = run(
+        [".venv/bin/python", "-m", "stacks.placement", "place", "--topology", str(topology)]
+    )
+    assert "Sales: endpoint:Sales: placed in stack 1 (Messaging-Sales)" in placed.stdout
     out = tmp_path / "cdk.out"
     result = run(["scripts/synth.sh", "-c", f"topology={topology}", "-o", str(out)])
     assert sorted(p.name for p in out.glob("*.template.json")) == ["Messaging-Sales.template.json"]

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from stacks.app_builder import build_app
 from stacks.checks.quotas import QuotaError
+from stacks.placement.plan import StackPlan
 from stacks.topology import Topology
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,11 +37,13 @@ class GateError(RuntimeError):
         super().__init__(f"{gate} refused ({count}):\n" + "\n".join(problems))
 
 
-def synth(topology: Topology, outdir: Path) -> Path:
-    """Synthesize every account's stack with cdk-nag attached, then check every template
-    against AWS's quotas (:mod:`stacks.checks.quotas`); raise on any finding."""
+def synth(topology: Topology, plan: StackPlan, outdir: Path) -> Path:
+    """Synthesize every account's stacks as ``plan`` places their units (the committed plan,
+    :func:`~stacks.placement.plan.committed_plan`, as ``cdk deploy`` builds them) with cdk-nag
+    attached, then check every template against AWS's quotas (:mod:`stacks.checks.quotas`);
+    raise on any finding."""
     try:
-        build_app(topology, outdir=str(outdir)).synth()
+        build_app(topology, plan, outdir=str(outdir)).synth()
     except QuotaError as error:
         raise GateError("quota gate", error.problems) from None
     except RuntimeError as error:

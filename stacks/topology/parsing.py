@@ -58,6 +58,9 @@ from stacks.topology.stack_ids import stack_id_clashes
 from stacks.topology.stack_order import SubscriptionCycleError, stack_order
 from stacks.topology.topics import Topic, check_organization, parse_topics
 
+CDK_JSON = Path(__file__).resolve().parents[2] / "cdk.json"
+"""The project's ``cdk.json``, whose context holds the example topology: the topology of the
+app, the main job and the placement commands when none is named."""
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9._-]{0,63}$")
 ACCOUNT_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9-]{0,38}$")
 

@@ -8,7 +8,7 @@ stack's own alarms. Output ids lose every character but letters and digits in th
 so ``Sales.Orders`` and ``SalesOrders`` clash there. Either ends synth in a jsii traceback;
 the topology refuses it first, naming both declarations. The stack takes its ids from here.
 
-An account's resources may need several stacks (:mod:`stacks.topology.stack_plan`), named
+An account's resources may need several stacks (:mod:`stacks.placement.plan`), named
 ``Messaging-<account>`` and then ``Messaging-<account>-<n>``; an account named like another's
 numbered stacks would clash with them, and the pattern that deploys one account would deploy
 both, so the topology refuses it too.
@@ -39,18 +39,30 @@ def queue_key_alias(n: int) -> str:
     return QUEUE_KEY_ALIAS + (f"-{n}" if n > 1 else "")
 
 
-def stack_name(account: Account, n: int = 1) -> str:
+def stack_name(account: str, n: int = 1) -> str:
     """``Messaging-<account name>`` for an account's first stack (the name its one stack always
     had, so that a deployed account keeps it), ``Messaging-<account name>-<n>`` for its n-th:
     the CloudFormation stack name and the id ``cdk deploy`` selects it by."""
-    return f"{STACK_NAME_PREFIX}{account.name}" + (f"-{n}" if n > 1 else "")
+    return f"{STACK_NAME_PREFIX}{account}" + (f"-{n}" if n > 1 else "")
+
+
+def stack_number(account: str, name: str) -> int | None:
+    """The number of the account's stack called ``name`` (the inverse of :func:`stack_name`),
+    or ``None`` when it is not one of the account's messaging stacks."""
+    first = stack_name(account)
+    if name == first:
+        return 1
+    number = name.removeprefix(first + "-")
+    if number != name and number.isdigit() and not number.startswith("0") and int(number) > 1:
+        return int(number)
+    return None
 
 
 def account_stacks_pattern(account: Account) -> str:
     """The ``cdk deploy`` pattern that selects every stack of the account and no other:
     ``Messaging-Sales{,-[0-9]*}`` matches ``Messaging-Sales`` and ``Messaging-Sales-<n>``, not
     ``Messaging-SalesEU`` (the topology refuses an account named ``Sales-2...`` beside ``Sales``)."""
-    return f"{stack_name(account)}{{,-[0-9]*}}"
+    return f"{stack_name(account.name)}{{,-[0-9]*}}"
 
 
 def endpoint_id(endpoint: Endpoint) -> str:
@@ -169,7 +181,7 @@ def _stack_name_clashes(topology: Topology) -> Iterator[tuple[str, str]]:
                     f"topology.accounts[{index}].name",
                     f"account {account.name!r} begins with the name of account {other!r}, '-' "
                     f"and a digit, as {other}'s stacks after its first do ({STACK_NAME_PREFIX}"
-                    f"{other}-2, ...): its stack {stack_name(account)} could be one of them, and "
+                    f"{other}-2, ...): its stack {stack_name(account.name)} could be one of them, and "
                     f"`cdk deploy '{account_stacks_pattern(topology.account(other))}'` would "
                     "deploy both accounts; rename it",
                 )

@@ -14,6 +14,7 @@ from local_aws.lambda_poller import LambdaPoller
 from local_aws.peers import Peers
 from stacks.app_builder import topology_from_context
 from stacks.checks import gates
+from stacks.placement.placing import new_organization_plan
 from stacks.topology import Topology
 from tests.local_aws.accounts import fresh_account
 
@@ -38,10 +39,11 @@ def new_account(moto_endpoint: str) -> AccountCredentials:
 def module_deployment(
     topology: Topology, tmp_path_factory: pytest.TempPathFactory, moto_endpoint: str
 ) -> dict[str, AccountCredentials]:
-    """The module's ``topology`` fixture synthesized through the gates and deployed (in
-    accounts no other module uses: a stack deployed twice under one name hits moto's change-set
-    bugs), credentials per account name."""
-    assembly = gates.synth(topology, tmp_path_factory.mktemp("deployment") / "cdk.out")
+    """The module's ``topology`` fixture, placed as a new organization's, synthesized through
+    the gates and deployed (in accounts no other module uses: a stack deployed twice under one
+    name hits moto's change-set bugs), credentials per account name."""
+    outdir = tmp_path_factory.mktemp("deployment") / "cdk.out"
+    assembly = gates.synth(topology, new_organization_plan(topology), outdir)
     return deploy_all(topology, assembly, moto_endpoint)
 
 

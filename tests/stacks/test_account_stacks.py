@@ -17,9 +17,11 @@ import pytest
 from constructs_lib.message_body_bucket import BODY_KEY_ALIAS
 from local_aws.cdk_cli import CDK_BIN
 from stacks.app_builder import build_app
+from stacks.placement.placing import new_organization_plan
+from stacks.placement.plan import StackPlan, stack_plan
+from stacks.placement.plan_file import AccountRecord, PlanFile
 from stacks.topology import Topology, parse_topology
 from stacks.topology.stack_ids import account_stacks_pattern
-from stacks.topology.stack_plan import StackPlan, plan_stacks
 
 pytestmark = pytest.mark.synth
 
@@ -42,17 +44,18 @@ def topology(example_document: dict[str, Any], request: pytest.FixtureRequest) -
 
 @pytest.fixture(scope="module")
 def plan(topology: Topology) -> StackPlan:
-    recorded = plan_stacks(topology).assignment
+    record = dict(new_organization_plan(topology).record)
     for account, entries in MOVED.items():
-        recorded[account].update(entries)
-    return plan_stacks(topology, recorded)
+        units = {**record[account].units, **entries}
+        record[account] = AccountRecord(record[account].account_id, 2, units)
+    return stack_plan(topology, record, PlanFile())
 
 
 @pytest.fixture(scope="module")
 def assembly(topology: Topology, plan: StackPlan, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Synthesized with cdk-nag attached, which fails synth on any finding."""
     outdir = tmp_path_factory.mktemp("split") / "cdk.out"
-    build_app(topology, stack_plan=plan, outdir=str(outdir)).synth()
+    build_app(topology, plan, outdir=str(outdir)).synth()
     return outdir
 
 
@@ -156,7 +159,10 @@ def test_each_stack_holds_the_resources_and_outputs_its_plan_counted(
 ) -> None:
     for stacks, outdir in (
         (plan.stacks, assembly),
-        (plan_stacks(parse_topology(copy.deepcopy(example_document))).stacks, example_assembly),
+        (
+            new_organization_plan(parse_topology(copy.deepcopy(example_document))).stacks,
+            example_assembly,
+        ),
     ):
         for planned in stacks:
             template = _template(outdir, planned.name)

@@ -14,6 +14,7 @@ import pytest
 
 from stacks.app_builder import build_app
 from stacks.checks import gates
+from stacks.placement.placing import new_organization_plan
 from stacks.topology import parse_topology
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -96,7 +97,8 @@ def test_alarms_notify_the_configured_topic_of_the_account(
     tmp_path: Path, document: dict[str, Any]
 ) -> None:
     document["alarms"] = {"topicName": "platform-alarms", "maxMessageAgeSeconds": 600}
-    app = build_app(parse_topology(document), outdir=str(tmp_path), nag=False)
+    topology = parse_topology(document)
+    app = build_app(topology, new_organization_plan(topology), outdir=str(tmp_path), nag=False)
     app.synth()
     template = json.loads((tmp_path / "Messaging-Sales.template.json").read_text())
     alarms = [

@@ -17,9 +17,9 @@ from aws_cdk import CfnOutput, CfnWaitConditionHandle, Environment, Stack
 from stacks.app_builder import MessagingApp
 from stacks.checks.quotas import QuotaError
 from stacks.checks.quotas.table import CLOUDFORMATION_OUTPUTS, CLOUDFORMATION_RESOURCES
+from stacks.placement.placing import new_organization_plan
+from stacks.placement.plan_file import AccountRecord, PlanFile, write_plan
 from stacks.topology import parse_topology
-from stacks.topology.stack_plan import plan_stacks
-from stacks.topology.stack_plan_file import write_plan_file
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.synth
@@ -40,8 +40,9 @@ def test_a_template_over_either_limit_is_refused_with_one_line_per_limit(tmp_pat
         app.synth()
     assert str(caught.value).splitlines() == [
         f"Messaging-Big.template.json: Messaging-Big: CloudFormation {what} per stack: "
-        f"{limit + 1} > {limit} {what}; give some of the stack's units another stack number in "
-        f"the stack plan (they are created again there, their queues empty){more}"
+        f"{limit + 1} > {limit} {what}; units not deployed yet go to another stack with "
+        "`python -m stacks.placement recover`, which keeps every deployed unit where it is (a "
+        f"deployed queue given another stack is left behind, Retain); or remove units{more}"
         for what, limit, more in (
             ("resources", 500, ', or share one KMS key per account ("keys": "perAccount")'),
             ("outputs", 200, ""),
@@ -66,10 +67,14 @@ def test_app_py_refuses_a_recorded_stack_over_the_limit_in_one_line(
     topology_file = tmp_path / "org.json"
     topology_file.write_text(json.dumps(document))
     # Every unit recorded in its account's first stack: Billing's no longer fits.
-    assignment = plan_stacks(parse_topology(document)).assignment
-    write_plan_file(
-        tmp_path / "org.stacks.json",
-        {account: dict.fromkeys(entries, 1) for account, entries in assignment.items()},
+    plan = PlanFile(topology_file)
+    record = new_organization_plan(parse_topology(document)).record
+    write_plan(
+        plan,
+        {
+            account: AccountRecord(entry.account_id, 1, dict.fromkeys(entry.units, 1))
+            for account, entry in record.items()
+        },
     )
     env = {
         **os.environ,
@@ -81,8 +86,6 @@ def test_app_py_refuses_a_recorded_stack_over_the_limit_in_one_line(
     )
     assert result.returncode == 2
     (line,) = result.stderr.strip().splitlines()
-    assert line.startswith(
-        f"{tmp_path / 'org.stacks.json'}: accounts.Billing: stack Messaging-Billing would hold "
-    )
+    assert line.startswith(f"{plan.path}: account Billing: stack Messaging-Billing would hold ")
     assert "resources, over CloudFormation's 500: its units grew in place" in line
     assert not list((tmp_path / "out").glob("*.template.json"))

@@ -274,9 +274,9 @@ CLOUDFORMATION_RESOURCES = Quota(
     scope="a template",
     counted="the entries of Resources",
     source=_CLOUDFORMATION,
-    fix="give some of the stack's units another stack number in the stack plan (they are "
-    'created again there, their queues empty), or share one KMS key per account ("keys": '
-    '"perAccount")',
+    fix="units not deployed yet go to another stack with `python -m stacks.placement recover`, "
+    "which keeps every deployed unit where it is (a deployed queue given another stack is left "
+    'behind, Retain); or remove units, or share one KMS key per account ("keys": "perAccount")',
 )
 CLOUDFORMATION_OUTPUTS = Quota(
     name="CloudFormation outputs per stack",
@@ -285,8 +285,9 @@ CLOUDFORMATION_OUTPUTS = Quota(
     scope="a template",
     counted="the entries of Outputs",
     source=_CLOUDFORMATION,
-    fix="give some of the stack's units another stack number in the stack plan (they are "
-    "created again there, their queues empty)",
+    fix="units not deployed yet go to another stack with `python -m stacks.placement recover`, "
+    "which keeps every deployed unit where it is (a deployed queue given another stack is left "
+    "behind, Retain); or remove units",
 )
 CLOUDFORMATION_PARAMETERS = Quota(
     name="CloudFormation parameters per stack",

@@ -14,6 +14,7 @@ from aws_cdk import aws_sqs as sqs
 from stacks.app_builder import build_app
 from stacks.checks import gates
 from stacks.checks.quotas import QuotaError, quota_problems, require_within_quotas
+from stacks.placement.placing import new_organization_plan
 from stacks.topology import parse_topology
 from tests.stacks.checks.quotas.assemblies import (
     policy,
@@ -33,10 +34,8 @@ def test_cdk_nag_reports_no_unacknowledged_finding(example_assembly: Path) -> No
 
 
 def test_cdk_nag_fails_the_synth_of_an_insecure_queue(tmp_path: Path) -> None:
-    app = build_app(
-        parse_topology(json.loads((ROOT / "cdk.json").read_text())["context"]["topology"]),
-        outdir=str(tmp_path),
-    )
+    topology = parse_topology(json.loads((ROOT / "cdk.json").read_text())["context"]["topology"])
+    app = build_app(topology, new_organization_plan(topology), outdir=str(tmp_path))
     sqs.Queue(Stack(app, "Insecure"), "NoDlqNoTls")
     with pytest.raises(RuntimeError, match="AwsSolutions-SQS4") as failed:
         app.synth()

@@ -1,6 +1,5 @@
 """A topic's account deploys before the accounts whose queues subscribe to it, since the
-subscription is made on its topic; accounts subscribing to each other's topics are refused. The
-same holds between an account's stacks."""
+subscription is made on its topic; accounts subscribing to each other's topics are refused."""
 
 from __future__ import annotations
 
@@ -9,13 +8,7 @@ from typing import Any
 import pytest
 
 from stacks.topology import parse_topology
-from stacks.topology.stack_order import (
-    deployment_order,
-    stack_dependencies,
-    stack_order,
-    topic_accounts_needed,
-)
-from stacks.topology.stack_plan import StackPlanError, plan_stacks
+from stacks.topology.stack_order import stack_order, topic_accounts_needed
 from tests.stacks.topology.problems import problems_of
 
 
@@ -71,52 +64,3 @@ def test_one_direction_message_driven_breaks_the_cycle(mutual: dict[str, Any]) -
     del placed["name"]
     order = [a.name for a in stack_order(parse_topology(mutual))]
     assert order.index("Billing") < order.index("Sales")
-
-
-ANCHOR = "topic:MyCompany-Messages-OrderBilled"
-"""Sales' anchor topic of the event, which its Shipping endpoint subscribes to."""
-
-
-def _recorded(document: dict[str, Any], moved: dict[str, int]) -> dict[str, dict[str, int]]:
-    """The example's plan with some of Sales' units given another stack."""
-    recorded = plan_stacks(parse_topology(document)).assignment
-    recorded["Sales"].update(moved)
-    return recorded
-
-
-def test_a_stack_holding_a_topic_deploys_before_its_accounts_stack_that_subscribes(
-    document: dict[str, Any],
-) -> None:
-    topology = parse_topology(document)
-    plan = plan_stacks(topology, _recorded(document, {ANCHOR: 2}))
-    sales = plan.stack("Sales", 1)
-    assert [s.name for s in stack_dependencies(topology, plan)[sales]] == [
-        "Messaging-Billing",
-        "Messaging-Sales-2",
-    ]
-    assert [s.name for s in deployment_order(topology, plan)] == [
-        "Messaging-Billing",
-        "Messaging-Sales-2",
-        "Messaging-Sales",
-        "Messaging-Ops",
-    ]
-
-
-def test_an_account_s_stacks_subscribing_to_each_other_s_topics_are_refused(
-    document: dict[str, Any],
-) -> None:
-    document["topics"].append(
-        {
-            "name": "Refunds",
-            "account": "Sales",
-            "subscriptions": [{"name": "Sales", "protocol": "sqs", "endpoint": "Sales"}],
-        }
-    )
-    topology = parse_topology(document)
-    # Shipping (stack 1) subscribes to the anchor topic (stack 2), Sales (2) to Refunds (1).
-    plan = plan_stacks(topology, _recorded(document, {ANCHOR: 2, "endpoint:Sales": 2}))
-    with pytest.raises(StackPlanError) as caught:
-        stack_dependencies(topology, plan)
-    ((field, rule),) = caught.value.problems
-    assert field == "accounts.Sales"
-    assert "['Messaging-Sales', 'Messaging-Sales-2'] hold topics of each other's" in rule

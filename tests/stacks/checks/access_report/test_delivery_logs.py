@@ -13,6 +13,7 @@ import pytest
 
 from stacks.app_builder import topology_from_context
 from stacks.checks import access_report, gates
+from stacks.placement.placing import new_organization_plan
 from stacks.topology import parse_topology
 
 pytestmark = pytest.mark.synth
@@ -72,7 +73,9 @@ def test_without_analytics_no_log_data_leaves_its_account(
 ) -> None:
     del document["analytics"]
     topology = parse_topology(document)
-    report = access_report.build_report(gates.synth(topology, tmp_path))
+    report = access_report.build_report(
+        gates.synth(topology, new_organization_plan(topology), tmp_path)
+    )
     assert access_report.expected_log_data_edges(topology) == set()
     assert access_report.actual_log_data_edges(report) == set()
     assert "delivery logs stay in their accounts" in access_report.to_markdown(report)

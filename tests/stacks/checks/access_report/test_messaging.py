@@ -12,6 +12,7 @@ import pytest
 from stacks.app_builder import topology_from_context
 from stacks.checks import access_report, gates
 from stacks.checks.access_report.records import AccessReport, QueueRecord
+from stacks.placement.placing import new_organization_plan
 from stacks.topology import parse_topology
 
 pytestmark = pytest.mark.synth
@@ -149,7 +150,7 @@ def test_the_access_report_shows_organization_grants(
     document["accounts"][0]["organizationId"] = "o-a1b2c3d4e5"
     document["routes"].append({"fromOrganization": "o-a1b2c3d4e5", "to": "Billing"})
     topology = parse_topology(document)
-    gates.synth(topology, tmp_path)
+    gates.synth(topology, new_organization_plan(topology), tmp_path)
     report = access_report.build_report(tmp_path)
     assert access_report.actual_access(report) == access_report.expected_access(topology)
     billing = _queue(report, "arn:aws:sqs:us-east-1:222222222222:Billing")

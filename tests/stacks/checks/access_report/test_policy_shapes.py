@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from stacks.checks import access_report, gates
+from stacks.placement.placing import new_organization_plan
 from stacks.topology import Topology, parse_topology
 
 pytestmark = pytest.mark.synth
@@ -59,7 +60,7 @@ def shaped_document() -> dict[str, Any]:
 def shaped(tmp_path_factory: pytest.TempPathFactory) -> tuple[Topology, Path]:
     topology = parse_topology(shaped_document())
     outdir = tmp_path_factory.mktemp("shaped") / "cdk.out"
-    return topology, gates.synth(topology, outdir)
+    return topology, gates.synth(topology, new_organization_plan(topology), outdir)
 
 
 def template(assembly: Path, account: str) -> dict[str, Any]:

@@ -21,7 +21,7 @@ The costs below count what the constructs create for each (a test compares the e
 stack with its synthesized template); a stack also holds a relay per direction it reads queues
 for, and under ``"keys": "perAccount"`` the key its queues share. One thing only synth knows
 goes uncounted: the managed policies CDK adds to a relay's role when its policy outgrows IAM's
-inline size; the stacks' headroom (:data:`~stacks.topology.stack_plan.RESOURCE_HEADROOM`)
+inline size; the stacks' headroom (:data:`~stacks.placement.plan.RESOURCE_HEADROOM`)
 absorbs them.
 """
 
@@ -30,6 +30,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from constructs_lib.queue_naming import ingress_queue_name
 from stacks.topology.bridge import ShadowQueue, ingress_endpoints, plan_bridge
 from stacks.topology.model import Endpoint, KeyGranularity, Topology
 from stacks.topology.topics import Topic
@@ -38,7 +39,7 @@ QUEUE = 4
 """An ``EndpointQueue``: the queue and its dead-letter queue with a queue policy each."""
 KEY = 2
 """A KMS key and its alias: each queue group's own, or under ``"keys": "perAccount"`` one per
-stack that holds queues (:attr:`~stacks.topology.stack_plan.AccountStack.resources`)."""
+stack that holds queues (:attr:`~stacks.placement.plan.AccountStack.resources`)."""
 DELAY_QUEUE = 2
 """An endpoint's delay queue (``<queue>-delay.fifo``) and its queue policy, under the queue's
 key."""
@@ -77,6 +78,11 @@ class UnitKind(enum.StrEnum):
     SHADOW = "shadow"
 
 
+def unit_key(kind: UnitKind, name: str = "") -> str:
+    """How the stack plan records a unit: ``endpoint:Billing``, ``shadow:error``, ``bodies``."""
+    return f"{kind}:{name}" if name else str(kind)
+
+
 @dataclass(frozen=True)
 class StackUnit:
     """One unit of an account: what it is and what it costs the stack that holds it."""
@@ -89,9 +95,7 @@ class StackUnit:
 
     @property
     def key(self) -> str:
-        """How the stack plan records the unit: ``endpoint:Billing``, ``shadow:error``,
-        ``bodies``."""
-        return f"{self.kind}:{self.name}" if self.name else str(self.kind)
+        return unit_key(self.kind, self.name)
 
     @property
     def queues(self) -> bool:
@@ -152,3 +156,29 @@ def _shadow(shadow: ShadowQueue, queue: int) -> StackUnit:
         shadow.queue_name,
         queue + QUEUE_ALARMS + EVENT_SOURCE + delay,
     )
+
+
+NamedResource = tuple[str, str]
+"""A resource by what names it in its account and region: ``(CloudFormation type, physical
+name)``, such as ``("AWS::SQS::Queue", "Billing")``."""
+
+
+def unit_resources(topology: Topology, account: str) -> dict[NamedResource, str]:
+    """The resource that gives each unit of ``account`` away, to the unit's key: its queue (an
+    endpoint's, ingress or shadow queue), its topic or its bucket. A stack deployed before
+    stacks recorded their units (:data:`~stacks.placement.plan.UNITS_METADATA`) holds exactly
+    the units whose resource it holds."""
+    names: dict[NamedResource, str] = {}
+    bucket = topology.body_bucket(account)
+    if bucket is not None:
+        names[("AWS::S3::Bucket", bucket)] = unit_key(UnitKind.BODIES)
+    for topic in topology.topics_in(account):
+        names[("AWS::SNS::Topic", topic.topic_name)] = unit_key(UnitKind.TOPIC, topic.name)
+    for endpoint in topology.queues_in(account):
+        names[("AWS::SQS::Queue", endpoint.queue_name)] = unit_key(UnitKind.ENDPOINT, endpoint.name)
+        names[("AWS::SQS::Queue", ingress_queue_name(endpoint.queue_name))] = unit_key(
+            UnitKind.INGRESS, endpoint.name
+        )
+    for shadow in plan_bridge(topology).shadows_in(account):
+        names[("AWS::SQS::Queue", shadow.queue_name)] = unit_key(UnitKind.SHADOW, shadow.queue_name)
+    return names
