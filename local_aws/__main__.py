@@ -19,7 +19,7 @@ from typing import TypeVar
 
 from local_aws.accounts import AccountCredentials
 from local_aws.delivery_logs import DEFAULT_RECORDS, run_delivery_logs
-from local_aws.deployment import deploy_all
+from local_aws.deployment import deploy_all, pre_deploy_check
 from local_aws.inventory import read_inventory
 from local_aws.moto_server import MotoServer
 from local_aws.traffic import run_traffic
@@ -122,8 +122,13 @@ def run(topology_file: Path, out: Path, log_records: int = DEFAULT_RECORDS) -> i
                     endpoint_url=moto.endpoint_url,
                 )
                 print(f"        {rebuilt}")
+            # The same assembly again, as a second deploy would meet it: everything stays.
+            for result in pre_deploy_check(assembly, deployed.values(), moto.endpoint_url):
+                _indent(f"pre-deploy check of a second deploy: {result.lines()[0]}")
+                if not result.passed:
+                    raise RuntimeError("\n".join(result.problems))
 
-        step(5, total, "read back what was deployed", inventory)
+        step(5, total, "read back what was deployed, and the plan it rebuilds", inventory)
 
         def traffic() -> None:
             for line in run_traffic(topology, deployed, moto.endpoint_url).lines():

@@ -28,7 +28,7 @@ from pathlib import Path
 import boto3
 import botocore.exceptions
 
-from stacks.placement.check import check_deployed, read_assembly
+from stacks.placement.check import AssemblyError, check_deployed, read_assembly
 from stacks.placement.deployed import DeployedError, caller_account, deployed_units
 from stacks.placement.placing import Placement, place, recover, retire, start
 from stacks.placement.plan_file import (
@@ -52,7 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         code: int = args.run(args)
-    except (TopologyError, DeployedError) as error:
+    except (TopologyError, DeployedError, AssemblyError) as error:
         print(error, file=sys.stderr)
         return EXIT_BAD_INPUT
     except (botocore.exceptions.BotoCoreError, botocore.exceptions.ClientError) as error:

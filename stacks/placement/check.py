@@ -22,7 +22,12 @@ from pathlib import Path
 
 import boto3
 
-from stacks.checks.quotas.assembly import NAME_PROPERTIES, StackTemplate, read_templates
+from stacks.checks.quotas.assembly import (
+    NAME_PROPERTIES,
+    QuotaGateError,
+    StackTemplate,
+    read_templates,
+)
 from stacks.placement.deployed import DeployedStack, read_deployed
 from stacks.placement.plan import UNITS_METADATA
 from stacks.placement.plan_file import PLACEMENT_COMMAND
@@ -89,9 +94,17 @@ class CheckResult:
         return [head, *(f"  refused: {p}" for p in self.problems), *(f"  {n}" for n in self.notes)]
 
 
+class AssemblyError(ValueError):
+    """The folder is not a cloud assembly the check can read."""
+
+
 def read_assembly(assembly_dir: str | Path) -> tuple[AssemblyStack, ...]:
-    """Every stack of the assembly with its named resources."""
-    return tuple(_assembly_stack(template) for template in read_templates(assembly_dir))
+    """Every stack of the assembly with its named resources; raises :class:`AssemblyError`."""
+    try:
+        templates = read_templates(assembly_dir)
+    except QuotaGateError as error:
+        raise AssemblyError(str(error)) from error
+    return tuple(_assembly_stack(template) for template in templates)
 
 
 def _assembly_stack(template: StackTemplate) -> AssemblyStack:

@@ -106,9 +106,21 @@ def read_deployed(
     )
 
 
+def _template(body: Any) -> Mapping[str, Any]:
+    """The template as a mapping; empty for one written in YAML, which no stack of this
+    package is (its metadata and deletion policies are then unknown)."""
+    if isinstance(body, Mapping):
+        return body
+    try:
+        parsed = json.loads(body)
+    except json.JSONDecodeError:
+        return {}
+    return parsed if isinstance(parsed, Mapping) else {}
+
+
 def _read_stack(cloudformation: Any, name: str, status: str) -> DeployedStack:
     body = cloudformation.get_template(StackName=name, TemplateStage="Original")["TemplateBody"]
-    template: Mapping[str, Any] = json.loads(body) if isinstance(body, str) else body
+    template = _template(body)
     declared: Mapping[str, Any] = template.get("Resources", {})
     resources = tuple(
         DeployedResource(
