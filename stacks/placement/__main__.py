@@ -7,10 +7,10 @@ default; its plan is ``<topology>.stacks``):
   entries of units no longer in the topology; converts a plan of an earlier release.
 - ``start [--account NAME ...]``: begin the plan of accounts nothing is deployed in yet (every
   account without entries by default: a new organization).
-- ``recover [--profile P] [--account NAME]``: rebuild an account's entries from its deployed
-  stacks (the profile's account), keeping each deployed unit in its stack.
-- ``check [--profile P] [--app DIR]``: before ``cdk deploy``, compare the assembly (``cdk.out``)
-  with what the profile's account has deployed; refuse a move.
+- ``recover [--profile P ...] [--account NAME]``: rebuild the entries of each profile's account
+  from its deployed stacks, keeping each deployed unit in its stack.
+- ``check [--profile P ...] [--app DIR]``: before ``cdk deploy``, compare the assembly
+  (``cdk.out``) with what each profile's account has deployed; refuse a move.
 - ``retire --account NAME``: remove the account's last stacks that hold nothing (once
   destroyed), or every line of an account the topology no longer has.
 
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 import boto3
@@ -39,10 +39,11 @@ from stacks.placement.plan_file import (
     read_plan,
     write_plan,
 )
-from stacks.topology import TopologyError, load_topology
+from stacks.topology import Account, TopologyError, load_topology
 from stacks.topology.parsing import CDK_JSON
 from stacks.topology.stack_ids import stack_name, stack_number
 
+READ_FROM_RESOURCES = "read from its resources (deployed before stacks recorded their units)"
 EXIT_REFUSED_BY_CHECK = 1
 EXIT_BAD_INPUT = 2
 
@@ -50,6 +51,8 @@ EXIT_BAD_INPUT = 2
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    if getattr(args, "profile", ()) is None:
+        args.profile = [None]
     try:
         code: int = args.run(args)
     except (TopologyError, DeployedError, AssemblyError) as error:
@@ -79,7 +82,12 @@ def _parser() -> argparse.ArgumentParser:
         return sub
 
     def aws(sub: argparse.ArgumentParser) -> None:
-        sub.add_argument("--profile", help="the AWS profile of the account (default: the SDK's)")
+        sub.add_argument(
+            "--profile",
+            action="append",
+            help="the AWS profile of an account, repeatable: one per account (default: the "
+            "SDK's credentials)",
+        )
         sub.add_argument("--endpoint-url", help="another endpoint for AWS (the local AWS)")
 
     sub = command("place", "Record new units and drop those gone; no recorded unit moves.")
@@ -119,45 +127,58 @@ def _start(args: argparse.Namespace) -> int:
 def _recover(args: argparse.Namespace) -> int:
     plan = PlanFile(args.topology)
     topology = load_topology(args.topology)
-    session = boto3.session.Session(profile_name=args.profile)
-    account_id = caller_account(session, args.endpoint_url)
-    account = next((a for a in topology.accounts if a.id == account_id), None)
-    if account is None or args.account not in (None, account.name):
-        wanted = f"account {args.account}" if args.account else "an account of the topology"
-        known = ", ".join(f"{a.name} {a.id}" for a in topology.accounts)
-        print(
-            f"recover: the credentials are AWS account {account_id}, which is not {wanted} "
-            f"({known}): pass the profile of the account to recover",
-            file=sys.stderr,
-        )
+    if args.account is not None and len(args.profile) > 1:
+        print("recover: --account names the account of one --profile", file=sys.stderr)
         return EXIT_BAD_INPUT
-    stacks, deployed = deployed_units(session, topology, account, endpoint_url=args.endpoint_url)
-    for stack in stacks:
-        how = (
-            ""
-            if stack.units is not None
-            else ", read from its resources (deployed before stacks recorded their units)"
+    found: list[tuple[Account, dict[int, tuple[str, ...]]]] = []
+    for profile in args.profile:
+        session = boto3.session.Session(profile_name=profile)
+        account_id = caller_account(session, args.endpoint_url)
+        account = next((a for a in topology.accounts if a.id == account_id), None)
+        if account is None or args.account not in (None, account.name):
+            wanted = f"account {args.account}" if args.account else "an account of the topology"
+            known = ", ".join(f"{a.name} {a.id}" for a in topology.accounts)
+            print(
+                f"recover: the credentials{f' of profile {profile}' if profile else ''} are AWS "
+                f"account {account_id}, which is not {wanted} ({known}): pass the profile of "
+                "the account to recover",
+                file=sys.stderr,
+            )
+            return EXIT_BAD_INPUT
+        stacks, deployed = deployed_units(
+            session, topology, account, endpoint_url=args.endpoint_url
         )
-        number = stack_number(account.name, stack.name)
-        assert number is not None
-        print(f"{stack.name}: {stack.status}, {len(deployed[number])} units{how}")
-    if not stacks:
-        print(f"{stack_name(account.name)}: not deployed in {account_id} ({account.region})")
-    record, earlier = _recorded(plan, leaving_out=account.name)
-    return _write(plan, recover(topology, record, plan, account.name, deployed, earlier=earlier))
+        for stack in stacks:
+            number = stack_number(account.name, stack.name)
+            assert number is not None  # deployed_units read the account's stacks only
+            how = "" if stack.units is not None else f", {READ_FROM_RESOURCES}"
+            print(f"{stack.name}: {stack.status}, {len(deployed[number])} units{how}")
+        if not stacks:
+            print(f"{stack_name(account.name)}: not deployed in {account_id} ({account.region})")
+        found.append((account, deployed))
+    record, earlier = _recorded(plan, leaving_out=[account.name for account, _ in found])
+    placement = None
+    for account, deployed in found:
+        placement = recover(topology, record, plan, account.name, deployed, earlier=earlier)
+        record, earlier = placement.record, None
+    assert placement is not None  # argparse gives at least one profile
+    return _write(plan, placement)
 
 
 def _check(args: argparse.Namespace) -> int:
     assembly = read_assembly(args.app)
-    session = boto3.session.Session(profile_name=args.profile)
-    account_id = caller_account(session, args.endpoint_url)
-    results = check_deployed(assembly, session, account_id, endpoint_url=args.endpoint_url)
-    if not results:
-        print(f"check: {args.app} holds no stack of AWS account {account_id}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    for result in results:
-        print("\n".join(result.lines()))
-    return 0 if all(result.passed for result in results) else EXIT_REFUSED_BY_CHECK
+    passed = True
+    for profile in args.profile:
+        session = boto3.session.Session(profile_name=profile)
+        account_id = caller_account(session, args.endpoint_url)
+        results = check_deployed(assembly, session, account_id, endpoint_url=args.endpoint_url)
+        if not results:
+            print(f"check: {args.app} holds no stack of AWS account {account_id}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        for result in results:
+            print("\n".join(result.lines()))
+        passed = passed and all(result.passed for result in results)
+    return 0 if passed else EXIT_REFUSED_BY_CHECK
 
 
 def _retire(args: argparse.Namespace) -> int:
@@ -166,7 +187,7 @@ def _retire(args: argparse.Namespace) -> int:
 
 
 def _recorded(
-    plan: PlanFile, *, leaving_out: str | None = None
+    plan: PlanFile, *, leaving_out: Collection[str] = ()
 ) -> tuple[PlanRecord | None, dict[str, dict[str, int]] | None]:
     """The plan, or, where only an earlier release's JSON form exists, that form (to convert)."""
     if not plan.path.exists() and plan.earlier_path.exists():

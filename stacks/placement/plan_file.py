@@ -22,7 +22,7 @@ the stack number); :func:`read_earlier_plan` reads it for ``place`` to convert.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -114,14 +114,14 @@ class PlanFile:
         return " ".join([PLACEMENT_COMMAND, verb, *topology, *arguments])
 
 
-def read_plan(plan: PlanFile, *, leaving_out: str | None = None) -> PlanRecord | None:
+def read_plan(plan: PlanFile, *, leaving_out: Collection[str] = ()) -> PlanRecord | None:
     """The plan recorded beside the topology, or ``None`` when there is none; raises
     :class:`StackPlanError` for a file that is not a plan, and for a plan still in the earlier
     JSON form (which ``place`` converts).
 
-    ``leaving_out`` reads it without the lines of that account, whatever they hold, and
+    ``leaving_out`` reads it without the lines of those accounts, whatever they hold, and
     without conflict markers: what ``recover`` keeps of the other accounts while it rebuilds
-    that one's from its deployed stacks.
+    theirs from their deployed stacks.
     """
     path = plan.path
     if not path.exists():
@@ -152,10 +152,20 @@ def read_plan(plan: PlanFile, *, leaving_out: str | None = None) -> PlanRecord |
     try:
         text = path.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        raise StackPlanError(str(path), [("the whole file", f"cannot be read: {error}")]) from error
-    if leaving_out is not None:
+        raise StackPlanError(
+            str(path),
+            [
+                (
+                    "the whole file",
+                    f"cannot be read ({error}): restore it from git, or rebuild each account's "
+                    f"lines from its deployed stacks (`{plan.command('recover')}`)",
+                )
+            ],
+        ) from error
+    if leaving_out:
+        # Blanked rather than removed, so that a problem left names its line as it is.
         text = "\n".join(
-            "" if _CONFLICT_MARKER.match(line) or line.split()[1:2] == [leaving_out] else line
+            "" if _CONFLICT_MARKER.match(line) or _account_of(line) in leaving_out else line
             for line in text.splitlines()
         )
     return parse_plan(text, str(path))
@@ -255,6 +265,12 @@ def parse_plan(text: str, source: str) -> PlanRecord:
         )
         for account, (account_id, _) in sorted(ids.items())
     }
+
+
+def _account_of(line: str) -> str | None:
+    """The account a line is about (its second field), if it has one."""
+    fields = line.split()
+    return fields[1] if len(fields) > 1 else None
 
 
 def _line_problem(fields: list[str]) -> str | None:

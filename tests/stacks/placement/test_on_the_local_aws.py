@@ -117,16 +117,25 @@ def recovered(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> str:
-    """The plan deleted, then rebuilt by ``recover`` with each account's credentials in turn,
-    as a team would with each account's profile; what it printed."""
-    plan = PlanFile(topology_file)
-    plan.path.unlink()
-    for name, credentials in deployment.items():
-        for variable, value in _environment(credentials, moto_endpoint).items():
-            monkeypatch.setenv(variable, value)
-        monkeypatch.delenv("AWS_PROFILE", raising=False)
-        arguments = ["--topology", str(topology_file), "--endpoint-url", moto_endpoint]
-        assert main(["recover", *arguments, "--account", name]) == 0
+    """The plan deleted, then rebuilt by one ``recover`` with a profile per account, as a team
+    keeps them in its AWS configuration; what it printed."""
+    PlanFile(topology_file).path.unlink()
+    credentials = topology_file.with_name("credentials")
+    credentials.write_text(
+        "".join(
+            f"[{name.lower()}]\naws_access_key_id = {account.access_key_id}\n"
+            f"aws_secret_access_key = {account.secret_access_key}\nregion = us-east-1\n"
+            for name, account in deployment.items()
+        ),
+        encoding="utf-8",
+    )
+    for variable in [v for v in os.environ if v.startswith("AWS_")]:
+        monkeypatch.delenv(variable)
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(credentials))
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(credentials.with_name("config")))
+    profiles = [argument for name in deployment for argument in ("--profile", name.lower())]
+    arguments = ["--topology", str(topology_file), "--endpoint-url", moto_endpoint]
+    assert main(["recover", *arguments, *profiles]) == 0
     return capsys.readouterr().out
 
 

@@ -132,6 +132,20 @@ def test_a_line_that_is_not_a_plan_s_is_refused_naming_it(edit: Any, problem: st
     assert [p for p in problems if p.startswith(problem)] != [], problems
 
 
+def test_recover_reads_the_other_accounts_lines_of_a_plan_it_rebuilds_an_account_of(
+    tmp_path: Path,
+) -> None:
+    plan = PlanFile(tmp_path / "org.json")
+    other = "account Ops 333333333333\nstack Ops 1\nunit Ops 1 endpoint:error\n"
+    broken = BIG.replace("stack Big 2\n", "<<<<<<< HEAD\nstack Big 2\n=======\nstack Big 3\n")
+    plan.path.write_text(broken + other, encoding="utf-8")
+    with pytest.raises(StackPlanError, match="line 5: '<<<<<<<' marks a merge conflict"):
+        read_plan(plan)
+    assert read_plan(plan, leaving_out=["Big"]) == {
+        "Ops": AccountRecord("333333333333", 1, {"endpoint:error": 1})
+    }
+
+
 def test_a_plan_kept_in_the_earlier_json_form_is_refused_naming_the_conversion(
     tmp_path: Path,
 ) -> None:
