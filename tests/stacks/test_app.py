@@ -16,6 +16,7 @@ from stacks.app_builder import build_app
 from stacks.checks import gates
 from stacks.placement.placing import new_organization_plan
 from stacks.topology import parse_topology
+from tests.stacks.app_process import run_app
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.synth
@@ -70,14 +71,7 @@ def test_app_py_stops_on_a_bad_topology_before_synth(
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(document))
     outdir = tmp_path / "out"
-    env = {
-        **os.environ,
-        "CDK_CONTEXT_JSON": json.dumps({"topology": str(bad)}),
-        "CDK_OUTDIR": str(outdir),
-    }
-    result = subprocess.run(
-        [sys.executable, "app.py"], cwd=ROOT, env=env, capture_output=True, text=True, check=False
-    )
+    result = run_app(bad, outdir)
     assert result.returncode == 2
     assert f"{bad}: topology.accounts[0].id: account id must be exactly 12 digits" in result.stderr
     assert not list(outdir.glob("*.template.json"))

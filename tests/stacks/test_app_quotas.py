@@ -5,9 +5,6 @@ deploys, with one line naming the stack, the count, the limit and the fix."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +17,7 @@ from stacks.checks.quotas.table import CLOUDFORMATION_OUTPUTS, CLOUDFORMATION_RE
 from stacks.placement.placing import new_organization_plan
 from stacks.placement.plan_file import AccountRecord, PlanFile, write_plan
 from stacks.topology import parse_topology
+from tests.stacks.app_process import run_app
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.synth
@@ -76,14 +74,7 @@ def test_app_py_refuses_a_recorded_stack_over_the_limit_in_one_line(
             for account, entry in record.items()
         },
     )
-    env = {
-        **os.environ,
-        "CDK_CONTEXT_JSON": json.dumps({"topology": str(topology_file)}),
-        "CDK_OUTDIR": str(tmp_path / "out"),
-    }
-    result = subprocess.run(
-        [sys.executable, "app.py"], cwd=ROOT, env=env, capture_output=True, text=True, check=False
-    )
+    result = run_app(topology_file, tmp_path / "out")
     assert result.returncode == 2
     (line,) = result.stderr.strip().splitlines()
     assert line.startswith(f"{plan.path}: account Billing: stack Messaging-Billing would hold ")

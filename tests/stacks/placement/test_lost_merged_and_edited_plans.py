@@ -12,7 +12,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ from stacks.placement.plan_file import (
     write_plan,
 )
 from stacks.topology import Topology, load_topology, parse_topology
+from tests.stacks.app_process import run_app
 
 ROOT = Path(__file__).resolve().parents[3]
 ENDPOINTS = 60
@@ -133,19 +133,7 @@ def test_synth_refuses_a_lost_plan_before_writing_any_template(
     organization: Path, tmp_path: Path
 ) -> None:
     PlanFile(organization).path.unlink()
-    environment = {
-        **os.environ,
-        "CDK_CONTEXT_JSON": json.dumps({"topology": str(organization)}),
-        "CDK_OUTDIR": str(tmp_path / "out"),
-    }
-    result = subprocess.run(
-        [sys.executable, "app.py"],
-        cwd=ROOT,
-        env=environment,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    result = run_app(organization, tmp_path / "out")
     assert result.returncode == 2
     assert [line.split(": ")[1] for line in result.stderr.splitlines()] == [
         "account Sales",
@@ -253,19 +241,7 @@ def test_a_stack_left_holding_nothing_stays_in_the_app_saying_how_to_retire_it(
     # Sales' second stack held units removed since: it holds nothing.
     record["Sales"] = AccountRecord(record["Sales"].account_id, 2, record["Sales"].units)
     write_plan(plan, record)
-    environment = {
-        **os.environ,
-        "CDK_CONTEXT_JSON": json.dumps({"topology": str(topology_file)}),
-        "CDK_OUTDIR": str(tmp_path / "out"),
-    }
-    result = subprocess.run(
-        [sys.executable, "app.py"],
-        cwd=ROOT,
-        env=environment,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    result = run_app(topology_file, tmp_path / "out")
     assert result.returncode == 0, result.stderr
     assert f"{plan.path}: Messaging-Sales-2 holds nothing any more: deploy it to remove" in (
         result.stderr

@@ -9,8 +9,6 @@ from __future__ import annotations
 import copy
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +24,7 @@ from stacks.placement.placing import new_organization_plan
 from stacks.placement.plan import committed_plan
 from stacks.placement.plan_file import AccountRecord, PlanFile, read_plan, write_plan
 from stacks.topology import load_topology
+from tests.stacks.app_process import run_app
 
 ROOT = Path(__file__).resolve().parents[3]
 pytestmark = [pytest.mark.moto, pytest.mark.synth]
@@ -156,19 +155,7 @@ def test_the_synth_of_a_recovered_plan_moves_no_queue(
 
     # Synthesized by the app from the rebuilt plan, as `cdk synth` would.
     outdir = tmp_path / "cdk.out"
-    environment = {
-        **os.environ,
-        "CDK_CONTEXT_JSON": json.dumps({"topology": str(topology_file)}),
-        "CDK_OUTDIR": str(outdir),
-    }
-    synth = subprocess.run(
-        [sys.executable, "app.py"],
-        cwd=ROOT,
-        env=environment,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    synth = run_app(topology_file, outdir)
     assert synth.returncode == 0, synth.stderr
     results = pre_deploy_check(outdir, deployment.values(), moto_endpoint)
     assert [r.problems for r in results] == [(), (), ()]
