@@ -75,11 +75,15 @@ SPARK_GROUP = "spark"
 EXAMPLE_GROUP = "example-deployment"
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Keep together, on one worker, what shares an expensive session fixture: every test that
     needs the Spark session (a JVM each), and every test that needs the example deployed (a
     deployment each); every other module stays whole on one worker, since its module-scoped
-    fixtures (a synthesized app, a deployment of its own) would otherwise be built twice."""
+    fixtures (a synthesized app, a deployment of its own) would otherwise be built twice.
+
+    First among the hooks: pytest-xdist's own reads the groups into the test ids (for
+    ``--dist loadgroup``) in this same hook, and a group added after it is ignored."""
     for item in items:
         fixtures = set(getattr(item, "fixturenames", ()))
         if "spark" in fixtures:
