@@ -57,8 +57,11 @@ OUTPUT_BUDGET = CLOUDFORMATION_OUTPUTS.fixed
 UNITS_METADATA = "MessagingStackPlan"
 """The template's metadata entry in which each messaging stack records its account, number and
 the units it holds (:attr:`AccountStack.metadata`): what ``recover`` rebuilds a lost plan from
-and ``check`` compares an assembly with. CloudFormation updates a template's metadata only with
-a change to its resources; a stack's units never change without one."""
+and ``check`` compares an assembly with. CloudFormation stores a template's metadata only with a
+change to its resources (CloudFormation User Guide, "Metadata syntax"): a stack's units never
+change without one, but a stack deployed before stacks recorded their units keeps none until
+its resources next change, and is read from its resources meanwhile
+(:func:`~stacks.placement.deployed.units_held`)."""
 
 
 @dataclass(frozen=True)
