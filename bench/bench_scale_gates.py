@@ -65,11 +65,11 @@ def plan_of(name: str, keys: str | None, topology: Topology) -> StackPlan:
     return new_organization_plan(topology)
 
 
-def grants_differ(topology: Topology, assembly: Path) -> dict[str, Any]:
+def grants_differ(topology: Topology, plan: StackPlan, assembly: Path) -> dict[str, Any]:
     """Per queue and permission, what the templates grant beyond the intent and what they
     lack; empty when they are equal."""
     actual = access_report.actual_access(access_report.build_report(assembly))
-    expected = access_report.expected_access(topology)
+    expected = access_report.expected_access(topology, plan)
     differences: dict[str, Any] = {}
     for queue in sorted(set(actual) | set(expected)):
         for permission in sorted(set(actual.get(queue, {})) | set(expected.get(queue, {}))):
@@ -94,9 +94,10 @@ def check(name: str, keys: str | None, workdir: Path) -> dict[str, Any]:
         "endpoints": len(topology.endpoints),
     }
     outdir = workdir / name / "cdk.out"
+    plan = plan_of(name, keys, topology)
     started = time.perf_counter()
     try:
-        gates.synth(topology, plan_of(name, keys, topology), outdir)
+        gates.synth(topology, plan, outdir)
     except gates.GateError as refused:
         result["synthSeconds"] = round(time.perf_counter() - started, 1)
         result["refused"] = refused.problems
@@ -107,7 +108,7 @@ def check(name: str, keys: str | None, workdir: Path) -> dict[str, Any]:
     result["cfnLintFindings"] = gates.cfn_lint(outdir)
     result["cfnLintSeconds"] = round(time.perf_counter() - started, 1)
     started = time.perf_counter()
-    result["accessReportDifferences"] = grants_differ(topology, outdir)
+    result["accessReportDifferences"] = grants_differ(topology, plan, outdir)
     result["accessReportSeconds"] = round(time.perf_counter() - started, 1)
     result["largestQuotaUses"] = [
         {

@@ -40,7 +40,8 @@ from constructs_lib.queue_naming import (
     ingress_queue_name,
     shadow_queue_name,
 )
-from constructs_lib.relay_roles import relay_role_name, relay_role_pattern
+from constructs_lib.relay_role_guard import RelayRoleGuard
+from constructs_lib.relay_roles import relay_role_arn, relay_role_name
 from constructs_lib.relay_timing import RelayTiming
 from constructs_lib.sns_https_endpoint import SnsHttpsEndpoint
 from cross_account_runtime.delivery_policy.policy import (
@@ -77,13 +78,14 @@ __all__ = [
     "QueueNameError",
     "ReceiverAddressing",
     "RelayDirection",
+    "RelayRoleGuard",
     "RelayRoute",
     "RelayTiming",
     "SnsHttpsEndpoint",
     "delay_queue_name",
     "endpoint_queue_name",
     "ingress_queue_name",
+    "relay_role_arn",
     "relay_role_name",
-    "relay_role_pattern",
     "shadow_queue_name",
 ]

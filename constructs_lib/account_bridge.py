@@ -53,7 +53,7 @@ from constructs_lib.queue_naming import (
     resolved_queue_name,
     shadow_queue_name,
 )
-from constructs_lib.relay_roles import RELAY_STACKS, relay_role_name, relay_role_pattern
+from constructs_lib.relay_roles import RELAY_STACKS, relay_role_arn, relay_role_name
 from constructs_lib.relay_timing import RelayTiming
 from constructs_lib.validation import require_account_ids, require_organization_ids, require_range
 from cross_account_runtime.common.partitions import partition_of
@@ -82,21 +82,38 @@ def ingress_id(endpoint_name: str) -> str:
 class BridgeAccount:
     """An account of the bridge, as the others name it: its relay roles' names derive from
     ``name`` (see :func:`~constructs_lib.relay_role_name`), so every account must call it the
-    same. ``partition`` is the account's (``aws-cn``, ``aws-us-gov``); default ``aws``."""
+    same. ``partition`` is the account's (``aws-cn``, ``aws-us-gov``); default ``aws``.
+    ``relay_stacks`` are the numbers of its stacks (the ``stack_number`` of their
+    :class:`AccountBridge`) whose outbound relays deliver to the ingress queue, or write into
+    the body bucket, it is named for: those holding a shadow that leads there, whose relay
+    roles alone are admitted, by exact ARN; default ``(1,)``, an account with one stack.
+    """
 
     name: str
     account_id: str
     partition: str = "aws"
+    relay_stacks: Sequence[int] = (RELAY_STACK_NUMBER,)
 
     def __post_init__(self) -> None:
         require_account_ids("account_id", [self.account_id])
+        if not self.relay_stacks:
+            raise ValueError(
+                "relay_stacks: name the account's stacks whose outbound relays deliver here "
+                f"(default: ({RELAY_STACK_NUMBER},), its first)"
+            )
+        for number in self.relay_stacks:
+            require_range("relay_stacks", number, *RELAY_STACKS)
 
     @property
-    def outbound_relay_roles(self) -> str:
-        """The pattern of the account's outbound relay roles, which ingress queues and body
-        buckets of other accounts admit."""
-        return relay_role_pattern(
-            self.name, self.account_id, RelayDirection.OUTBOUND, self.partition
+    def outbound_relay_roles(self) -> tuple[str, ...]:
+        """The exact ARNs of the outbound relay roles of ``relay_stacks``, which an ingress
+        queue or a body bucket of another account admits: those of the account's stacks that
+        hold a shadow leading there, and no other role."""
+        return tuple(
+            relay_role_arn(
+                self.name, self.account_id, RelayDirection.OUTBOUND, number, self.partition
+            )
+            for number in dict.fromkeys(self.relay_stacks)
         )
 
 
@@ -433,7 +450,9 @@ class AccountBridge(Construct):
                 ingress_queue_name(name),
             )
             self.ingress_queues[name] = queue
-            queue.add_sender_roles(*(a.outbound_relay_roles for a in endpoint.sender_accounts))
+            queue.add_sender_roles(
+                *(role for a in endpoint.sender_accounts for role in a.outbound_relay_roles)
+            )
             reachable: Sequence[str] = ()
             if not endpoint.arn_aware:
                 reachable = (

@@ -492,12 +492,12 @@ class EndpointQueue(Construct):
     @checked_keywords
     def add_sender_roles(self, *role_arns: str) -> None:
         """Let these roles of other accounts send, and no other principal of their accounts:
-        ``aws:PrincipalArn`` (``ArnLike``) in one statement for every sender role, so a role
-        need not exist when this policy is deployed. Each is a role's ARN or a pattern of one
-        account's role names (``arn:aws:iam::111111111111:role/messaging-relay-outbound-Sales*``:
-        the account's relay roles of every stack)."""
+        ``aws:PrincipalArn`` (``ArnEquals``) in one statement for every sender role, so a role
+        need not exist when this policy is deployed. Each is one role's exact ARN
+        (:func:`~constructs_lib.relay_role_arn` for a relay's), never a pattern, which would
+        admit every role another team of the account names alike."""
         for role_arn in role_arns:
-            require_role_arn("role_arns", role_arn, pattern=True)
+            require_role_arn("role_arns", role_arn)
         new = [r for r in dict.fromkeys(role_arns) if r not in self._sender_roles]
         if new:
             self._sender_roles.extend(new)

@@ -116,17 +116,16 @@ class MessageBodyBucket(Construct):
 
     @property
     def writer_roles(self) -> tuple[str, ...]:
-        """Role ARNs and patterns admitted to write so far."""
+        """Role ARNs admitted to write so far."""
         return tuple(self._writers)
 
     def admit_writer_roles(self, *role_arns: str) -> None:
         """Let these roles of other accounts (the outbound relays forwarding to this account)
         put bodies into the bucket with its key (through S3), and no other principal of their
-        accounts: ``aws:PrincipalArn`` (``ArnLike``), so a role need not exist yet. Each is a
-        role's ARN or a pattern of one account's role names (an account's relay roles of every
-        stack)."""
+        accounts: ``aws:PrincipalArn`` (``ArnEquals``), so a role need not exist yet. Each is
+        one role's exact ARN (:func:`~constructs_lib.relay_role_arn`), never a pattern."""
         for role_arn in role_arns:
-            require_role_arn("role_arns", role_arn, pattern=True)
+            require_role_arn("role_arns", role_arn)
         new = [r for r in dict.fromkeys(role_arns) if r not in self._writers]
         if not new:
             return

@@ -1,10 +1,14 @@
-"""The fixed names of the account bridge's relay roles, and the pattern that admits them.
+"""The fixed names of the account bridge's relay roles, and their ARNs, which other accounts
+admit.
 
 Other accounts admit an account's relays before they exist (an ingress queue admits the
 sending accounts' outbound relays, a body bucket the relays that copy into it), so each relay
 role has a name fixed by its account's name, its direction and the number of its account's
-stack: ``messaging-relay-<direction>-<account name>`` for the first, ``-<n>`` after; and every
-relay role of an account in one direction matches one ARN pattern, whatever its stack.
+stack: ``messaging-relay-<direction>-<account name>`` for the first, ``-<n>`` after. They are
+admitted each by its exact ARN (``ArnEquals`` on ``aws:PrincipalArn``): never by a pattern,
+which a role another team of the account names alike (``...-SalesEvil``, ``...-Sales-etl``, or
+one under a path of that name) would match. A role created under the very name of a relay role
+before the bridge creates it is what :class:`~constructs_lib.RelayRoleGuard` prevents.
 """
 
 from __future__ import annotations
@@ -21,8 +25,6 @@ RELAY_ROLE_PREFIX = "messaging-relay-"
 """What every relay role's name starts with, before ``<direction>-<account name>[-<n>]``:
 fixed, so that other accounts can admit the roles before they exist and a reader of the
 templates can tell a relay's role."""
-RELAY_ROLE_SUFFIX_MAX = 4
-"""Room kept for ``-<n>`` (up to ``-999``) after the name of an account's n-th relay role."""
 RELAY_STACKS = (1, 999)
 """An account's relay roles are numbered 1 to 999, one per stack of the account with relays."""
 _ROLE_NAME_CHARACTERS = re.compile(r"^[\w+=,.@-]+$")
@@ -50,22 +52,25 @@ def relay_role_name(
     return f"{base[: IAM_ROLE_NAME_MAX - len(suffix)]}{suffix}"
 
 
-def relay_role_pattern(
-    account_name: str, account_id: str, direction: RelayDirection, partition: str = "aws"
+def relay_role_arn(
+    account_name: str,
+    account_id: str,
+    direction: RelayDirection,
+    n: int = RELAY_STACK_NUMBER,
+    partition: str = "aws",
 ) -> str:
-    """The ARN pattern (``ArnLike`` on ``aws:PrincipalArn``) every relay role of the account in
-    that direction matches, whatever its stack: so that another account's policies admit the
-    relays without listing each, and without changing when the account gains a stack. It
-    matches nothing outside the account (its id is in the ARN).
+    """The exact ARN of the relay role of an account's stack ``n`` (no path: the bridge creates
+    its roles at the root), which other accounts' policies admit before it exists.
 
     :param account_name: the account's name, as every account of the bridge calls it.
     :param account_id: its 12-digit id.
-    :param direction: the relays' direction.
+    :param direction: the relay's direction.
+    :param n: the number of the account's stack that holds the relay. Default:
+        :data:`~constructs_lib.defaults.RELAY_STACK_NUMBER` (1).
     :param partition: the account's partition (``aws-cn``, ``aws-us-gov``). Default: ``aws``.
     """
     require_account_ids("account_id", [account_id])
-    prefix = _relay_role_base(account_name, direction)[: IAM_ROLE_NAME_MAX - RELAY_ROLE_SUFFIX_MAX]
-    return f"arn:{partition}:iam::{account_id}:role/{prefix}*"
+    return f"arn:{partition}:iam::{account_id}:role/{relay_role_name(account_name, direction, n)}"
 
 
 def _relay_role_base(account_name: str, direction: RelayDirection) -> str:

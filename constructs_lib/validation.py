@@ -21,23 +21,16 @@ AWS_MANAGED_KEY_ALIAS_PREFIX = "alias/aws/"
 """What the aliases of AWS-managed keys start with (``alias/aws/sqs``, ``alias/aws/sns``)."""
 
 
-def require_role_arn(name: str, role_arn: str, *, pattern: bool = False) -> str:
-    """Refuse anything but an IAM role ARN of a well-formed account (with ``pattern``, or an
-    ARN pattern whose ``*`` and ``?`` are in the role's name: it then matches roles of that
-    one account only); return the account id."""
+def require_role_arn(name: str, role_arn: str) -> str:
+    """Refuse anything but one IAM role's exact ARN of a well-formed account (a wildcard would
+    admit every role another team of the account names alike); return the account id."""
     parts = role_arn.split(":") if isinstance(role_arn, str) else []
-    what = (
-        "an IAM role ARN or a pattern of one account's role names"
-        if pattern
-        else ("an IAM role ARN")
-    )
     if len(parts) != 6 or parts[2] != "iam" or not parts[5].startswith("role/"):
-        raise ValueError(f"{name}: {role_arn!r} is not {what}")
-    wildcards = set("*?")
-    if wildcards & set(":".join(parts[:5])) or (not pattern and wildcards & set(parts[5])):
+        raise ValueError(f"{name}: {role_arn!r} is not an IAM role ARN")
+    if set("*?") & set(role_arn):
         raise ValueError(
-            f"{name}: {role_arn!r} is not {what}; wildcards may stand only for part of a role's "
-            "name, after the account id"
+            f"{name}: {role_arn!r} is a pattern: name each role by its exact ARN (a pattern "
+            "also admits the roles another team of the account names alike)"
         )
     require_account_ids(f"{name} (account)", [parts[4]])
     return parts[4]

@@ -28,19 +28,18 @@ from constructs_lib import (
     MessageBodyBucket,
     MessagingAlarms,
     MessagingKey,
-    RelayDirection,
 )
 from constructs_lib.defaults import RELAY_BATCH_SIZE
 from stacks.delivery_log_stack import delivery_log_destination_arn
 from stacks.placement.plan import UNITS_METADATA, AccountStack, StackPlan
+from stacks.placement.relays import body_writers, bridge_sender
 from stacks.placement.units import UnitKind
 from stacks.topology import (
     Endpoint,
     Topic,
     Topology,
-    relay_role_pattern,
 )
-from stacks.topology.bridge import ingress_endpoints, plan_bridge, reachable_queues
+from stacks.topology.bridge import plan_bridge, reachable_queues
 from stacks.topology.model import PLATFORM_QUEUE_METADATA
 from stacks.topology.stack_ids import (
     ALARMS_ID,
@@ -157,20 +156,7 @@ class MessagingAccountStack(Stack):
             expiration=Duration.days(settings.expiration_days),
             organization_id=self.organization_id,
         )
-        bridge = plan_bridge(self.topology)
-        senders = sorted(
-            {
-                sender
-                for endpoint in ingress_endpoints(self.topology, self.account_config.name)
-                for sender in bridge.relay_sender_accounts(endpoint)
-            }
-        )
-        bucket.admit_writer_roles(
-            *(
-                relay_role_pattern(self.topology.account(s), RelayDirection.OUTBOUND)
-                for s in senders
-            )
-        )
+        bucket.admit_writer_roles(*body_writers(self.topology, self.plan, self.account_config.name))
         CfnOutput(
             self,
             BODY_BUCKET_OUTPUT_ID,
@@ -213,7 +199,7 @@ class MessagingAccountStack(Stack):
             BridgeIngress(
                 topology.queue_arn(endpoint),
                 sender_accounts=[
-                    topology.account(sender).bridge_account
+                    bridge_sender(topology, self.plan, sender, endpoint)
                     for sender in bridge.relay_sender_accounts(endpoint)
                 ],
                 endpoint_name=endpoint.name,

@@ -9,8 +9,8 @@ written at synth as one statement per kind of grantee, listing them all:
 * accounts: any principal of the listed accounts (``Principal: *`` narrowed by
   ``aws:PrincipalAccount``, a condition, so SQS's 50 principals do not bound the list);
 * organizations: any principal of the listed organizations (``aws:PrincipalOrgID``);
-* roles: the listed role ARNs or patterns, each of one account (``ArnLike`` on
-  ``aws:PrincipalArn``: every relay role of an account is one pattern);
+* roles: the listed roles, each by its exact ARN (``ArnEquals`` on ``aws:PrincipalArn``: a
+  pattern would admit every role another team of the account names alike);
 * topics: SNS delivering for the listed topics (``ArnEquals`` on ``aws:SourceArn``).
 
 Accounts and roles may also be required to belong to an organization the topology declares
@@ -144,7 +144,7 @@ def _statement(
     elif kind is GranteeKind.ORGANIZATIONS:
         add("StringEquals", "aws:PrincipalOrgID", listed)
     elif kind is GranteeKind.ROLES:
-        add("ArnLike", "aws:PrincipalArn", listed)
+        add("ArnEquals", "aws:PrincipalArn", listed)
     else:
         principal = iam.ServicePrincipal(slot.service)
         add("ArnEquals", "aws:SourceArn", listed)

@@ -15,8 +15,8 @@ from stacks.topology.model import (
     Route,
     Topology,
     TopologyError,
+    relay_role_arn,
     relay_role_name,
-    relay_role_pattern,
 )
 from stacks.topology.parsing import load_topology, parse_topology
 from stacks.topology.topics import Topic, TopicSubscription
@@ -35,6 +35,6 @@ __all__ = [
     "TopologyError",
     "load_topology",
     "parse_topology",
+    "relay_role_arn",
     "relay_role_name",
-    "relay_role_pattern",
 ]

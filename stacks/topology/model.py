@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-from constructs_lib import BridgeAccount, RelayDirection, relay_roles
+from constructs_lib import RelayDirection, relay_roles
 from constructs_lib.defaults import (
     IMMEDIATE_RETRIES,
     KEY_GRANULARITY,
@@ -51,11 +51,6 @@ class Account:
     def partition(self) -> str:
         """The ARN partition, derived from the region so China and GovCloud work unchanged."""
         return partition_of(self.region)
-
-    @property
-    def bridge_account(self) -> BridgeAccount:
-        """The account as the account bridge's constructs name it (its relay roles' names)."""
-        return BridgeAccount(self.name, self.id, self.partition)
 
 
 class PlatformQueueKind(enum.StrEnum):
@@ -367,7 +362,7 @@ def relay_role_name(account: Account, direction: RelayDirection, n: int = 1) -> 
     return relay_roles.relay_role_name(account.name, direction, n)
 
 
-def relay_role_pattern(account: Account, direction: RelayDirection) -> str:
-    """The pattern every relay role of ``account`` in ``direction`` matches
-    (:func:`constructs_lib.relay_role_pattern`)."""
-    return relay_roles.relay_role_pattern(account.name, account.id, direction, account.partition)
+def relay_role_arn(account: Account, direction: RelayDirection, n: int = 1) -> str:
+    """The exact ARN of the relay role of ``account``'s ``n``-th stack in ``direction``
+    (:func:`constructs_lib.relay_role_arn`)."""
+    return relay_roles.relay_role_arn(account.name, account.id, direction, n, account.partition)

@@ -24,12 +24,12 @@ from constructs_lib import (
     MessagingAlarms,
     RelayDirection,
     RelayTiming,
+    relay_role_arn,
     relay_role_name,
-    relay_role_pattern,
 )
 from stacks.topology import parse_topology
+from stacks.topology import relay_role_arn as topology_role_arn
 from stacks.topology import relay_role_name as topology_role_name
-from stacks.topology import relay_role_pattern as topology_role_pattern
 from stacks.topology.bridge import plan_bridge
 
 pytestmark = pytest.mark.synth
@@ -172,11 +172,11 @@ def test_an_ingress_queue_admits_the_sending_accounts_outbound_relays_alone(
         if s["Effect"] == "Allow" and s["Resource"] == {"Fn::GetAtt": [ingress, "Arn"]}
     ]
     (grant,) = grants
-    pattern = relay_role_pattern("Sales", SALES, RelayDirection.OUTBOUND)
-    assert grant["Condition"]["ArnLike"] == {"aws:PrincipalArn": [pattern]}
+    role = relay_role_arn("Sales", SALES, RelayDirection.OUTBOUND)
+    assert grant["Condition"]["ArnEquals"] == {"aws:PrincipalArn": [role]}
     topology = parse_topology(PAIR)
-    assert pattern == topology_role_pattern(topology.account("Sales"), RelayDirection.OUTBOUND)
-    assert pattern == f"arn:aws:iam::{SALES}:role/messaging-relay-outbound-Sales*"
+    assert role == topology_role_arn(topology.account("Sales"), RelayDirection.OUTBOUND)
+    assert role == f"arn:aws:iam::{SALES}:role/messaging-relay-outbound-Sales"
 
 
 def test_the_relay_queues_hide_and_redrive_as_the_relays_batch_needs(

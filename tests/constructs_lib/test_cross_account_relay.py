@@ -243,7 +243,7 @@ def test_ingress_queues_admit_the_relay_roles_only() -> None:
     ingress = EndpointQueue(
         stack, "Ingress", endpoint_name="Billing-ingress", delayed_delivery=False
     )
-    ingress.add_sender_roles(f"arn:aws:iam::{SALES}:role/messaging-relay-outbound-Sales*")
+    ingress.add_sender_roles(f"arn:aws:iam::{SALES}:role/messaging-relay-outbound-Sales")
     template = Template.from_stack(stack)
     (allow,) = [
         s
@@ -253,13 +253,13 @@ def test_ingress_queues_admit_the_relay_roles_only() -> None:
     ]
     assert allow["Principal"] == {"AWS": "*"}
     assert allow["Condition"] == {
-        "ArnLike": {
-            "aws:PrincipalArn": [f"arn:aws:iam::{SALES}:role/messaging-relay-outbound-Sales*"]
+        "ArnEquals": {
+            "aws:PrincipalArn": [f"arn:aws:iam::{SALES}:role/messaging-relay-outbound-Sales"]
         }
     }
     key = one(template, "AWS::KMS::Key")["Properties"]["KeyPolicy"]["Statement"]
     (key_grant,) = [s for s in key if s.get("Sid") == "AllowSendersRoles"]
-    assert key_grant["Condition"]["ArnLike"] == allow["Condition"]["ArnLike"]
+    assert key_grant["Condition"]["ArnEquals"] == allow["Condition"]["ArnEquals"]
     alias = one(template, "AWS::KMS::Alias")["Properties"]
     assert alias["AliasName"] == "alias/messaging/Billing-ingress"
 

@@ -403,9 +403,7 @@ def test_a_queue_policy_grows_by_its_kinds_of_sender_not_by_its_senders() -> Non
     """SQS refuses a policy over 20 statements, 8,192 bytes or 50 principals: fifty sender
     accounts, thirty accounts' relay roles and twenty-five topics fit in one statement each."""
     accounts = [f"{n:012d}" for n in range(100000000001, 100000000051)]
-    roles = [
-        f"arn:aws:iam::{a}:role/messaging-relay-outbound-A{n}*" for n, a in enumerate(accounts)
-    ]
+    roles = [f"arn:aws:iam::{a}:role/messaging-relay-outbound-A{n}" for n, a in enumerate(accounts)]
     topics = [f"arn:aws:sns:us-east-1:{accounts[n]}:Event{n}" for n in range(25)]
 
     def build(stack: Stack) -> None:
@@ -433,7 +431,7 @@ def test_a_queue_policy_grows_by_its_kinds_of_sender_not_by_its_senders() -> Non
     assert topic_grant["Principal"] == {"Service": "sns.amazonaws.com"}
     assert topic_grant["Condition"] == {"ArnEquals": {"aws:SourceArn": sorted(topics)}}
     (role_grant,) = [s for s in policy["Statement"] if s.get("Sid") == "AllowSendRoles"]
-    assert role_grant["Condition"] == {"ArnLike": {"aws:PrincipalArn": sorted(roles[:30])}}
+    assert role_grant["Condition"] == {"ArnEquals": {"aws:PrincipalArn": sorted(roles[:30])}}
 
 
 def test_an_organization_narrows_every_grant_to_accounts_and_roles() -> None:
@@ -441,7 +439,7 @@ def test_an_organization_narrows_every_grant_to_accounts_and_roles() -> None:
         queue = EndpointQueue(
             stack, "Q", endpoint_name="Org", sender_accounts=[SALES], organization_id=ORG
         )
-        queue.add_sender_roles(f"arn:aws:iam::{SALES}:role/messaging-relay-outbound-Sales*")
+        queue.add_sender_roles(f"arn:aws:iam::{SALES}:role/messaging-relay-outbound-Sales")
 
     template = synth(build)
     grants = {s["Sid"]: s for s in input_queue_grants(template, "Org")}
@@ -455,12 +453,14 @@ def test_an_organization_narrows_every_grant_to_accounts_and_roles() -> None:
 @pytest.mark.parametrize(
     ("role", "message"),
     [
-        ("arn:aws:iam::*:role/messaging-relay-outbound-Sales", "wildcards may stand only"),
-        ("arn:aws:iam::111111111111:user/someone", "is not an IAM role ARN or a pattern"),
+        ("arn:aws:iam::*:role/messaging-relay-outbound-Sales", "is a pattern: name each role"),
+        ("arn:aws:iam::111111111111:role/messaging-relay-outbound-Sales*", "is a pattern"),
+        ("arn:aws:iam::111111111111:role/messaging-relay-outbound-Sale?", "is a pattern"),
+        ("arn:aws:iam::111111111111:user/someone", "is not an IAM role ARN"),
         ("arn:aws:iam::1111:role/x", r"role_arns \(account\): account ids are exactly 12"),
     ],
 )
-def test_sender_roles_name_one_accounts_roles(role: str, message: str) -> None:
+def test_sender_roles_are_named_each_by_its_exact_arn(role: str, message: str) -> None:
     queue = EndpointQueue(Stack(App(), "Bad"), "Q", endpoint_name="Bad")
     with pytest.raises(ValueError, match=message):
         queue.add_sender_roles(role)

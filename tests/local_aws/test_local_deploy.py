@@ -15,6 +15,8 @@ from local_aws.cdk_cli import CDK_BIN
 from local_aws.inventory import AccountInventory, read_inventory
 from stacks.app_builder import topology_from_context
 from stacks.checks import access_report
+from stacks.placement.plan import committed_plan
+from stacks.placement.plan_file import PlanFile
 from stacks.topology import Topology
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,7 +59,7 @@ def expected_queues(topology: Topology, account: str) -> set[str]:
     DLQs of the subscriptions that account owns."""
     return {
         arn
-        for arn in access_report.expected_access(topology)
+        for arn in access_report.expected_access(topology, committed_plan(topology, PlanFile()))
         if ":sqs:" in arn and arn.split(":")[4] == topology.account(account).id
     }
 

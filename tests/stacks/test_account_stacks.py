@@ -6,7 +6,6 @@ resources and outputs the plan counted for it."""
 from __future__ import annotations
 
 import copy
-import fnmatch
 import json
 import subprocess
 from pathlib import Path
@@ -130,16 +129,18 @@ def test_the_ingress_queue_and_the_body_bucket_admit_the_relay_of_the_stack_hold
         ("Messaging-Billing-2", "AWS::SQS::QueuePolicy"),
         ("Messaging-Billing", "AWS::S3::BucketPolicy"),
     ):
-        patterns = [
-            pattern
+        roles = [
+            role
             for resource in _template(assembly, stack)["Resources"].values()
             if resource["Type"] == policy
             for statement in resource["Properties"]["PolicyDocument"]["Statement"]
-            for pattern in statement.get("Condition", {})
-            .get("ArnLike", {})
+            for role in statement.get("Condition", {})
+            .get("ArnEquals", {})
             .get("aws:PrincipalArn", [])
         ]
-        assert any(fnmatch.fnmatchcase(sales_2, p) for p in patterns), (stack, patterns)
+        # The relay of Sales' second stack, which holds the shadow of Billing; not Sales' first.
+        assert sales_2 in roles, (stack, roles)
+        assert sales_2.removesuffix("-2") not in roles, (stack, roles)
 
 
 def test_a_relay_reads_its_account_s_body_bucket_of_another_stack_by_name(assembly: Path) -> None:

@@ -24,7 +24,9 @@ from cross_account_runtime.delivery_report.bucket_layout import (
 from stacks.checks.access_report.delivery_logs import ACTION_OF_PREFIX_ACCESS
 from stacks.checks.access_report.records import AccessReport, PrincipalRecord
 from stacks.delivery_log_stack import delivery_log_destination_arn
-from stacks.topology import Topology, relay_role_pattern
+from stacks.placement.plan import StackPlan
+from stacks.placement.relays import ingress_writers
+from stacks.topology import Topology
 from stacks.topology.bridge import ingress_endpoints, plan_bridge
 
 
@@ -38,16 +40,17 @@ Access = dict[str, dict[str, set[tuple[str, str]]]]
 ``subscribe``), the principals as ``(kind, value)`` pairs, as :func:`principal_set` gives them."""
 
 
-def expected_access(topology: Topology) -> Access:
-    """What the topology means: per queue and topic ARN, the principals of each grant kind.
+def expected_access(topology: Topology, plan: StackPlan) -> Access:
+    """What the topology means, its units placed by ``plan``: per queue and topic ARN, the
+    principals of each grant kind.
 
     Senders and publishers in the resource's own account are authorized by IAM, so they have
     no policy grant; nobody outside the owner account may receive; an endpoint's DLQ grants
     nobody; its delay queue admits its senders; a queue subscribed to a topic admits that
     topic; a subscription's DLQ admits that topic; the bridge's shadows grant nobody and an
-    ingress queue admits exactly the outbound relay roles of the accounts whose shadows lead to
-    it (each account's by the pattern all its relay roles match, whatever their stack); other
-    accounts may subscribe only their own queues.
+    ingress queue admits exactly the outbound relay roles of the stacks whose shadows lead to
+    it, each by its ARN (:func:`~stacks.placement.relays.ingress_writers`); other accounts may
+    subscribe only their own queues.
     """
     expected: Access = {}
 
@@ -82,10 +85,7 @@ def expected_access(topology: Topology) -> Access:
         for endpoint in ingress_endpoints(topology, account.name):
             ingress = ingress_queue_name(endpoint.queue_name)
             expected[topology.sqs_arn(account.name, ingress)] = {
-                "send": {
-                    ("role", relay_role_pattern(topology.account(sender), RelayDirection.OUTBOUND))
-                    for sender in bridge.relay_sender_accounts(endpoint)
-                },
+                "send": {("role", role) for role in ingress_writers(topology, plan, endpoint)},
                 "receive": set(),
             }
             nobody(account.name, dead_letter_queue_name(ingress))

@@ -4,7 +4,6 @@ record; and nothing that was placed ever moves when units are added or removed."
 
 from __future__ import annotations
 
-import fnmatch
 import json
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,8 @@ from stacks.placement.plan import (
     stack_plan,
 )
 from stacks.placement.plan_file import AccountRecord, PlanFile, StackPlanError
-from stacks.topology import load_topology, parse_topology, relay_role_name, relay_role_pattern
+from stacks.placement.relays import ingress_writers
+from stacks.topology import load_topology, parse_topology, relay_role_name
 
 ROOT = Path(__file__).resolve().parents[3]
 PLAN = PlanFile(Path("org.json"))
@@ -241,6 +241,9 @@ def test_each_stack_with_shadows_has_its_own_outbound_relay_role(
     assert number > 1
     role = relay_role_name(topology.account("Sales"), RelayDirection.OUTBOUND, number)
     assert role == f"messaging-relay-outbound-Sales-{number}"
-    # Other accounts admit it with every relay of Sales, by one pattern whatever the number.
-    pattern = relay_role_pattern(topology.account("Sales"), RelayDirection.OUTBOUND)
-    assert fnmatch.fnmatchcase(f"arn:aws:iam::111111111111:role/{role}", pattern)
+    # Billing's ingress queue admits it by its exact ARN, and of Sales that relay alone (Ops'
+    # relay too, for ServiceControl's retries).
+    assert ingress_writers(topology, plan, topology.endpoint("Billing")) == (
+        f"arn:aws:iam::111111111111:role/{role}",
+        "arn:aws:iam::333333333333:role/messaging-relay-outbound-Ops",
+    )

@@ -11,8 +11,8 @@ from cross_account_runtime.relay.config import RelayDirection
 from stacks.topology import (
     Account,
     parse_topology,
+    relay_role_arn,
     relay_role_name,
-    relay_role_pattern,
 )
 
 
@@ -49,24 +49,19 @@ def test_topics_know_their_publishers_subscribers_and_arns(
     )
 
 
-def test_an_accounts_relay_roles_are_numbered_per_stack_and_match_one_pattern() -> None:
+def test_an_accounts_relay_roles_are_numbered_per_stack_each_named_by_its_exact_arn() -> None:
     short = Account("Sales", "111111111111", "us-east-1")
     longest = Account("A" * 39, "222222222222", "cn-north-1")
     for account in (short, longest):
-        pattern = relay_role_pattern(account, RelayDirection.OUTBOUND)
-        arn_prefix = pattern.removesuffix("*")
         for n in (1, 2, 10, 999):
             name = relay_role_name(account, RelayDirection.OUTBOUND, n)
             assert len(name) <= 64
-            role = f"arn:{account.partition}:iam::{account.id}:role/{name}"
-            assert role.startswith(arn_prefix), (role, pattern)
-        inbound = relay_role_name(account, RelayDirection.INBOUND, 2)
-        assert not f"arn:{account.partition}:iam::{account.id}:role/{inbound}".startswith(
-            arn_prefix
-        )
+            assert relay_role_arn(account, RelayDirection.OUTBOUND, n) == (
+                f"arn:{account.partition}:iam::{account.id}:role/{name}"
+            )
     assert relay_role_name(short, RelayDirection.OUTBOUND, 2) == "messaging-relay-outbound-Sales-2"
-    assert relay_role_pattern(short, RelayDirection.OUTBOUND) == (
-        "arn:aws:iam::111111111111:role/messaging-relay-outbound-Sales*"
+    assert relay_role_arn(short, RelayDirection.OUTBOUND) == (
+        "arn:aws:iam::111111111111:role/messaging-relay-outbound-Sales"
     )
     assert relay_role_name(longest, RelayDirection.OUTBOUND, 12) == (
         "messaging-relay-outbound-" + "A" * 36 + "-12"

@@ -13,6 +13,8 @@ from stacks.app_builder import topology_from_context
 from stacks.checks import access_report, gates
 from stacks.checks.access_report.records import AccessReport, QueueRecord
 from stacks.placement.placing import new_organization_plan
+from stacks.placement.plan import committed_plan
+from stacks.placement.plan_file import PlanFile
 from stacks.topology import parse_topology
 
 pytestmark = pytest.mark.synth
@@ -21,7 +23,8 @@ pytestmark = pytest.mark.synth
 def test_the_access_report_equals_the_topology_intent(example_assembly: Path) -> None:
     report = access_report.build_report(example_assembly)
     topology = topology_from_context(None)
-    assert access_report.actual_access(report) == access_report.expected_access(topology)
+    plan = committed_plan(topology, PlanFile())
+    assert access_report.actual_access(report) == access_report.expected_access(topology, plan)
     assert all(q["denies_insecure_transport"] for q in report["queues"])
     assert all(t["denies_insecure_transport"] for t in report["topics"])
 
@@ -152,7 +155,8 @@ def test_the_access_report_shows_organization_grants(
     topology = parse_topology(document)
     gates.synth(topology, new_organization_plan(topology), tmp_path)
     report = access_report.build_report(tmp_path)
-    assert access_report.actual_access(report) == access_report.expected_access(topology)
+    expected = access_report.expected_access(topology, new_organization_plan(topology))
+    assert access_report.actual_access(report) == expected
     billing = _queue(report, "arn:aws:sqs:us-east-1:222222222222:Billing")
     (org_grant,) = [g for g in billing["send"] if "organization" in g["principal"]]
     assert org_grant["conditions"] == {"StringEquals": {"aws:PrincipalOrgID": ["o-a1b2c3d4e5"]}}

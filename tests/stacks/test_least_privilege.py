@@ -1,0 +1,138 @@
+"""Least privilege, asked of an independent IAM policy simulator over the example's synthesized
+templates: each intended request is allowed, and the same request of a look-alike is not: another
+role of the sending account, a role whose name extends the relay's or that sits under a path, the
+relay's name in another account, and any request without TLS.
+
+Each look-alike is given every permission its own account could give it, so it is refused only
+if the receiving resource's policy refuses it (:mod:`tests.iam_simulator.organization`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stacks.app_builder import topology_from_context
+from stacks.placement.plan import StackPlan, committed_plan
+from stacks.placement.plan_file import PlanFile
+from stacks.placement.relays import body_writers, ingress_writers
+from stacks.topology import Topology
+from stacks.topology.bridge import ingress_endpoints
+from tests.iam_simulator.organization import Organization, Request
+
+pytestmark = pytest.mark.synth
+
+STRANGER = "999999999999"
+ALLOWED = "Allowed"
+
+
+@pytest.fixture(scope="module")
+def topology() -> Topology:
+    return topology_from_context(None)
+
+
+@pytest.fixture(scope="module")
+def plan(topology: Topology) -> StackPlan:
+    return committed_plan(topology, PlanFile())
+
+
+@pytest.fixture(scope="module")
+def organization(example_assembly: Path) -> Organization:
+    return Organization.of(example_assembly)
+
+
+def look_alikes(role: str) -> list[str]:
+    """Roles an account's other teams could make that resemble ``role``, and ``role``'s name in
+    an account that is not its own."""
+    prefix, name = role.split(":role/")
+    account = prefix.split(":")[4]
+    return [
+        f"{role}Evil",
+        f"{role}-reports-etl",
+        f"{prefix}:role/team/{name}",
+        f"{prefix}:role/{name}/etl",
+        f"{prefix}:role/reports-etl",
+        role.replace(f"::{account}:", f"::{STRANGER}:"),
+    ]
+
+
+def _ingress_queues(topology: Topology, plan: StackPlan) -> list[tuple[str, tuple[str, ...]]]:
+    """Every ingress queue's ARN with the relay roles meant to deliver to it."""
+    return [
+        (
+            topology.sqs_arn(account.name, f"{endpoint.queue_name}-ingress"),
+            ingress_writers(topology, plan, endpoint),
+        )
+        for account in topology.accounts
+        for endpoint in ingress_endpoints(topology, account.name)
+    ]
+
+
+def _misjudged(
+    organization: Organization, intended: list[Request], refused: list[Request]
+) -> list[tuple[Request, str]]:
+    """The intended requests not allowed and the others allowed, with the simulator's word."""
+    decisions = organization.decide(intended + refused)
+    expected = [True] * len(intended) + [False] * len(refused)
+    return [
+        (request, decision)
+        for request, decision, allowed in zip(intended + refused, decisions, expected, strict=True)
+        if (decision == ALLOWED) != allowed
+    ]
+
+
+def test_an_ingress_queue_and_its_key_admit_the_relays_that_deliver_there_and_no_look_alike(
+    organization: Organization, topology: Topology, plan: StackPlan
+) -> None:
+    intended: list[Request] = []
+    refused: list[Request] = []
+    for queue, writers in _ingress_queues(topology, plan):
+        region = queue.split(":")[3]
+        key_context = {
+            "kms:ViaService": f"sqs.{region}.amazonaws.com",
+            "kms:EncryptionContext:aws:sqs:arn": queue,
+        }
+        key = organization.keys[queue]
+        for writer in writers:
+            intended += [
+                Request(writer, "sqs:SendMessage", queue),
+                Request(writer, "kms:GenerateDataKey", key, key_context),
+            ]
+            refused += [Request(writer, "sqs:SendMessage", queue, secure_transport=False)]
+            for other in look_alikes(writer):
+                refused += [
+                    Request(other, "sqs:SendMessage", queue),
+                    Request(other, "kms:GenerateDataKey", key, key_context),
+                ]
+    assert _misjudged(organization, intended, refused) == []
+    assert len(intended) == 2 * sum(len(w) for _, w in _ingress_queues(topology, plan))
+
+
+def test_a_body_bucket_and_its_key_admit_the_relays_that_copy_into_it_and_no_look_alike(
+    organization: Organization, topology: Topology, plan: StackPlan
+) -> None:
+    intended: list[Request] = []
+    refused: list[Request] = []
+    for account in topology.accounts:
+        name = topology.body_bucket(account.name)
+        writers = body_writers(topology, plan, account.name)
+        if name is None or not writers:
+            continue
+        bucket = f"arn:aws:s3:::{name}"
+        key = organization.keys[bucket]
+        for writer in writers:
+            body = organization.bucket_object(bucket, f"relay/{writer.split(':')[4]}/q/1")
+            key_context = {"kms:ViaService": f"s3.{account.region}.amazonaws.com"}
+            intended += [
+                Request(writer, "s3:PutObject", body),
+                Request(writer, "kms:GenerateDataKey", key, key_context),
+            ]
+            refused += [Request(writer, "s3:PutObject", body, secure_transport=False)]
+            for other in look_alikes(writer):
+                refused += [
+                    Request(other, "s3:PutObject", body),
+                    Request(other, "kms:GenerateDataKey", key, key_context),
+                ]
+    assert intended
+    assert _misjudged(organization, intended, refused) == []
