@@ -253,10 +253,13 @@ class Topology:
 
     def sender_endpoints(self, receiver: Endpoint) -> tuple[Endpoint, ...]:
         """Endpoints that send to ``receiver``'s queue directly: declared senders of direct
-        routes, and ARN-aware receivers of its routes answering it; a platform queue accepts
-        them all."""
+        routes, and ARN-aware receivers of its routes answering it; to a platform queue, every
+        ARN-aware endpoint (configured with its ARN). A released endpoint sends to a platform
+        queue by name in its own account, to a shadow the bridge forwards: its account needs no
+        grant, and one would let any of its principals plant messages there (a forged failed
+        message, which ServiceControl would retry)."""
         if receiver.is_platform_queue:
-            return self.endpoints
+            return tuple(e for e in self.endpoints if e.arn_aware)
         names = [
             r.sender
             for r in self.routes

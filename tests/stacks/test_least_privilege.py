@@ -136,3 +136,32 @@ def test_a_body_bucket_and_its_key_admit_the_relays_that_copy_into_it_and_no_loo
                 ]
     assert intended
     assert _misjudged(organization, intended, refused) == []
+
+
+def test_the_platform_queues_admit_the_accounts_with_arn_aware_endpoints_and_the_inbound_relay(
+    organization: Organization, topology: Topology
+) -> None:
+    """Sales' ARN-aware endpoint sends to ServiceControl's queues by ARN; Billing's released one
+    sends by name to its shadows, which its outbound relay forwards: no principal of Billing may
+    put a message there directly (a forged failed message would be retried by ServiceControl)."""
+    sales, billing = topology.account("Sales").id, topology.account("Billing").id
+    inbound = "arn:aws:iam::333333333333:role/messaging-relay-inbound-Ops"
+    intended: list[Request] = []
+    refused: list[Request] = []
+    for queue in topology.platform_queues:
+        arn = topology.queue_arn(queue)
+        intended += [
+            Request(f"arn:aws:iam::{sales}:role/sales-endpoint", "sqs:SendMessage", arn),
+            Request(inbound, "sqs:SendMessage", arn),
+        ]
+        refused += [
+            Request(f"arn:aws:iam::{billing}:role/billing-endpoint", "sqs:SendMessage", arn),
+            Request(f"arn:aws:iam::{STRANGER}:role/sales-endpoint", "sqs:SendMessage", arn),
+            Request(
+                f"arn:aws:iam::{sales}:role/sales-endpoint",
+                "sqs:SendMessage",
+                arn,
+                secure_transport=False,
+            ),
+        ]
+    assert _misjudged(organization, intended, refused) == []

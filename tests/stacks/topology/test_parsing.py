@@ -30,10 +30,8 @@ def test_the_example_describes_the_seed_scenario(example_document: dict[str, Any
     assert topology.cross_account_senders(sales) == ()
     assert topology.body_bucket("Billing") == "messaging-bodies-222222222222-us-east-1"
     assert topology.error_queue.queue_name == "error"
-    assert topology.cross_account_senders(topology.error_queue) == (
-        "111111111111",
-        "222222222222",
-    )
+    # Sales' ARN-aware endpoint sends to the error queue's ARN; Billing's released one by name.
+    assert topology.cross_account_senders(topology.error_queue) == ("111111111111",)
     assert topology.queue_arn(billing) == "arn:aws:sqs:us-east-1:222222222222:Billing"
 
 
@@ -402,9 +400,9 @@ def test_servicecontrols_queues_are_declared_like_the_error_queue(
     ]
     assert topology.error_queue is topology.platform_queue(PlatformQueueKind.ERROR)
     for queue in topology.platform_queues:
-        # Every endpoint may send there; those of other accounts need the queue's grant.
-        assert topology.sender_endpoints(queue) == topology.endpoints
-        assert topology.cross_account_senders(queue) == ("111111111111", "222222222222")
+        # ARN-aware endpoints send there directly, released ones through their shadows.
+        assert topology.sender_endpoints(queue) == (topology.endpoint("Sales"),)
+        assert topology.cross_account_senders(queue) == ("111111111111",)
         assert queue.wrap_outgoing_messages  # ServiceControl wraps
 
 
