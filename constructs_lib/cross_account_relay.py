@@ -37,7 +37,7 @@ from constructs import Construct, IConstruct
 
 from constructs_lib._private.acknowledgments import acknowledge
 from constructs_lib._private.cdk_types import literal_queue_name
-from constructs_lib._private.grants import QUEUE_ENCRYPTION_CONTEXT
+from constructs_lib._private.grants import BUCKET_ENCRYPTION_CONTEXT, QUEUE_ENCRYPTION_CONTEXT
 from constructs_lib._private.keywords import checked
 from constructs_lib._private.lambda_assets import relay_code
 from constructs_lib._private.lambda_function import role_with_own_logs, runtime_function
@@ -53,6 +53,7 @@ from constructs_lib.endpoint_queue import IEndpointQueue, endpoint_queue_of
 from constructs_lib.message_body_bucket import BODY_KEY_ALIAS, WRITER_KEY_ACTIONS, MessageBodyBucket
 from constructs_lib.relay_timing import RelayTiming
 from cross_account_runtime.nservicebus.transport_address import AddressError, parse_queue_arn
+from cross_account_runtime.relay.bodies import relay_prefix
 from cross_account_runtime.relay.config import (
     ENV_BODY_BUCKET,
     ENV_CONFIGURATION,
@@ -444,13 +445,10 @@ class CrossAccountRelay(Construct):
         """Read bodies from this account's bucket held by another of its stacks, as
         :meth:`MessageBodyBucket.grant_read_bodies` would, without a reference to it: the
         bucket by name, its key (id unknown here) only through S3 and only by the body key's
-        alias."""
+        alias, for that bucket's objects (``kms:EncryptionContext:aws:s3:arn``)."""
         bucket_arn = f"arn:{stack.partition}:s3:::{bucket}"
         self.role.add_to_policy(
-            iam.PolicyStatement(
-                actions=["s3:GetObject*", "s3:GetBucket*", "s3:List*"],
-                resources=[bucket_arn, f"{bucket_arn}/*"],
-            )
+            iam.PolicyStatement(actions=["s3:GetObject"], resources=[f"{bucket_arn}/*"])
         )
         self.role.add_to_policy(
             iam.PolicyStatement(
@@ -459,6 +457,7 @@ class CrossAccountRelay(Construct):
                 conditions={
                     "ForAnyValue:StringEquals": {"kms:ResourceAliases": [BODY_KEY_ALIAS]},
                     "StringLike": {"kms:ViaService": "s3.*.amazonaws.com"},
+                    "StringEquals": {BUCKET_ENCRYPTION_CONTEXT: bucket_arn},
                 },
             )
         )
@@ -474,25 +473,26 @@ class CrossAccountRelay(Construct):
                 "unknown here; the grant is narrowed to the key carrying the body key's alias, "
                 "used through S3.",
             ),
-            *(
-                (f"Action::{action}", "S3's read actions on this one body bucket.")
-                for action in ("s3:GetObject*", "s3:GetBucket*", "s3:List*")
-            ),
         ):
             acknowledge(self.role, f"AwsSolutions-IAM5[{finding}]", reason)
 
     def _grant_body_puts(self, stack: Stack, routes: Sequence[RelayRoute]) -> None:
         """Put bodies into the routes' body buckets (outbound the destinations' accounts',
-        inbound its own), with their keys only through S3 and only if they carry the body
-        key's alias (their ids are unknown here)."""
+        inbound its own) under this account's prefix there (``relay/<account id>/``, the only
+        keys the relay writes and a receiving bucket admits), with their keys only through S3,
+        only if they carry the body key's alias (their ids are unknown here) and only for those
+        buckets' objects (``kms:EncryptionContext:aws:s3:arn``)."""
         copies = sorted(
             {(r.body_bucket, parse_queue_arn(r.destination_arn)) for r in routes if r.body_bucket},
             key=lambda pair: pair[0] or "",
         )
+        prefix = relay_prefix(stack.account)
         self.role.add_to_policy(
             iam.PolicyStatement(
                 actions=["s3:PutObject"],
-                resources=[f"arn:{stack.partition}:s3:::{bucket}/*" for bucket, _ in copies],
+                resources=[
+                    f"arn:{stack.partition}:s3:::{bucket}/{prefix}*" for bucket, _ in copies
+                ],
             )
         )
         places = sorted({(queue.region, queue.account) for _, queue in copies})
@@ -506,16 +506,21 @@ class CrossAccountRelay(Construct):
                 conditions={
                     "ForAnyValue:StringEquals": {"kms:ResourceAliases": [BODY_KEY_ALIAS]},
                     "StringLike": {"kms:ViaService": "s3.*.amazonaws.com"},
+                    "StringEquals": {
+                        BUCKET_ENCRYPTION_CONTEXT: sorted(
+                            {f"arn:{stack.partition}:s3:::{bucket}" for bucket, _ in copies}
+                        )
+                    },
                 },
             )
         )
         for bucket, _ in copies:
             acknowledge(
                 self.role,
-                f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::{bucket}/*]",
-                "Bodies are named {KeyPrefix}/{MessageId} by the sending endpoint's transport, "
-                "or by the relay after that fashion for a body that no longer fits inline; the "
-                "relay puts them into this one bucket.",
+                f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::{bucket}/{prefix}*]",
+                "Bodies are named after the transport's {KeyPrefix}/{MessageId}, unknown in "
+                "advance, under this account's own prefix, the only keys the relay writes into "
+                "this one bucket.",
             )
         for region, account in places:
             acknowledge(

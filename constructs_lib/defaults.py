@@ -225,3 +225,8 @@ BODY_INCOMPLETE_UPLOAD_LIMIT = Duration.days(1)
 BODY_BUCKET_NAME_PREFIX = "messaging-bodies"
 """Body buckets are ``messaging-bodies-<account id>-<region>``: unique across S3's global
 namespace, and computable in every other account without a lookup."""
+
+RELAY_ROLE_GUARD_NAME = "messaging-relay-roles"
+"""The name of :class:`~constructs_lib.RelayRoleGuard`'s service control policy in AWS
+Organizations: what an administrator of the organization sees it by, beside the policies of
+other teams."""

@@ -4,8 +4,12 @@ The transport moves a body over 1 MiB (256 KiB for a publish) to S3 under
 ``{KeyPrefix}/{MessageId}`` in the bucket its endpoint configures (``S3Settings``), and reads a
 received message's key from the same bucket. One bucket per account serves its endpoints; the
 account bridge's outbound relays of other accounts copy the bodies of the messages they forward
-into it (:mod:`cross_account_runtime.relay.bodies`), admitted here by role ARN or pattern (one
-statement for them all, in the bucket's policy and in its key's).
+into it (:mod:`cross_account_runtime.relay.bodies`), admitted here each by its role's exact ARN
+(one statement for them all, in the bucket's policy and in its key's), and each only under its
+own account's prefix, ``relay/<account id>/``: no sender can overwrite the account's own bodies
+or another sender's. Every object is encrypted with the bucket's key: a write that names
+another key, or another kind of encryption, is refused; versions are kept (an overwrite leaves
+the body it replaced, for the bodies' days), so that nothing written is lost to a later write.
 
 Secure as AWS Solutions Constructs make buckets: a customer-managed key with rotation (S3
 Bucket Keys on), TLS-only, public access blocked, object ownership enforced (a relay's copy
@@ -25,7 +29,12 @@ from constructs import Construct
 
 from constructs_lib._private.access_logs import admit_log_delivery_by_policy, logged_kms_bucket
 from constructs_lib._private.acknowledgments import acknowledge
-from constructs_lib._private.grants import Grantees, PolicyGrants, grant_with_key
+from constructs_lib._private.grants import (
+    BUCKET_ENCRYPTION_CONTEXT,
+    Grantees,
+    PolicyGrants,
+    grant_with_key,
+)
 from constructs_lib._private.keywords import checked, checked_keywords
 from constructs_lib.defaults import (
     BODY_EXPIRATION,
@@ -33,6 +42,7 @@ from constructs_lib.defaults import (
     BODY_INCOMPLETE_UPLOAD_LIMIT,
 )
 from constructs_lib.validation import require_organization_ids, require_range, require_role_arn
+from cross_account_runtime.relay.bodies import RELAY_KEY_PREFIX
 
 TRANSPORT_LIFECYCLE_RULE_ID = "NServiceBus.SQS.DeleteMessageBodies"
 """The id of the transport's own lifecycle rule, which its installer looks for."""
@@ -96,18 +106,34 @@ class MessageBodyBucket(Construct):
                 s3.LifecycleRule(
                     id=TRANSPORT_LIFECYCLE_RULE_ID,
                     expiration=expiration,
+                    noncurrent_version_expiration=expiration,
                     abort_incomplete_multipart_upload_after=BODY_INCOMPLETE_UPLOAD_LIMIT,
                 )
             ],
             removal_policy=removal_policy,
+            versioned=True,
         )
+        self._named_arn = (
+            None
+            if bucket_name is None
+            else Stack.of(self).format_arn(
+                service="s3", region="", account="", resource=bucket_name
+            )
+        )
+        """The bucket's ARN from its name, for the key's policy (which the bucket's own ARN
+        attribute would tie into a cycle with the bucket, which names the key); ``None`` for a
+        name CloudFormation generates, whose writers' key grant then names no bucket."""
         self._writers: list[str] = []
         self._policy = PolicyGrants(
             self,
             "BucketGrants",
             add_to_resource_policy=self.bucket.add_to_resource_policy,
-            resources=[self.bucket.arn_for_objects("*")],
+            # Each sending relay writes under its own account's prefix alone.
+            resources=[
+                self.bucket.arn_for_objects(f"{RELAY_KEY_PREFIX}/${{aws:PrincipalAccount}}/*")
+            ],
         )
+        self._refuse_other_encryption()
 
     @property
     def bucket_name(self) -> str:
@@ -139,14 +165,58 @@ class MessageBodyBucket(Construct):
             actions=["s3:PutObject"],
             key_actions=WRITER_KEY_ACTIONS,
             via_service="s3",
+            context=None
+            if self._named_arn is None
+            else (BUCKET_ENCRYPTION_CONTEXT, self._named_arn),
         )
+
+    def _refuse_other_encryption(self) -> None:
+        """Refuse a write that names another key than the bucket's, or another encryption:
+        a body the receiving endpoints could not read (a sender's own key), or one outside the
+        key's audit. A write that names none gets the bucket's, by default."""
+        for sid, condition_key, value in (
+            ("DenyOtherKeys", "s3:x-amz-server-side-encryption-aws-kms-key-id", self.key.key_arn),
+            ("DenyOtherEncryption", "s3:x-amz-server-side-encryption", "aws:kms"),
+        ):
+            self.bucket.add_to_resource_policy(
+                iam.PolicyStatement(
+                    sid=sid,
+                    effect=iam.Effect.DENY,
+                    principals=[iam.AnyPrincipal()],
+                    actions=["s3:PutObject"],
+                    resources=[self.bucket.arn_for_objects("*")],
+                    # Only where the write names one: a negated operator (with IfExists or
+                    # without) is true for a key the request lacks.
+                    conditions={
+                        "StringNotEquals": {condition_key: value},
+                        "Null": {condition_key: "false"},
+                    },
+                )
+            )
 
     @checked_keywords
     def grant_read_bodies(self, grantee: iam.IGrantable) -> None:
-        """Read bodies (and decrypt them): what this account's outbound relay needs to copy
-        them out, and what an endpoint's role needs to receive."""
-        self.bucket.grant_read(grantee, "*")
-        self._acknowledge_object_grants(grantee, ("s3:GetObject*", "s3:GetBucket*", "s3:List*"))
+        """Read bodies (``s3:GetObject``, and their key's ``kms:Decrypt`` through S3 for this
+        bucket's objects): what this account's outbound relay needs to copy them out, and what
+        an endpoint's role needs to receive; nothing of the bucket itself."""
+        grantee.grant_principal.add_to_principal_policy(
+            iam.PolicyStatement(
+                actions=["s3:GetObject"], resources=[self.bucket.arn_for_objects("*")]
+            )
+        )
+        grantee.grant_principal.add_to_principal_policy(
+            iam.PolicyStatement(
+                actions=["kms:Decrypt"],
+                resources=[self.key.key_arn],
+                conditions={
+                    "StringEquals": {
+                        "kms:ViaService": f"s3.{Stack.of(self).region}.{Stack.of(self).url_suffix}",
+                        BUCKET_ENCRYPTION_CONTEXT: self.bucket.bucket_arn,
+                    }
+                },
+            )
+        )
+        self._acknowledge_object_grants(grantee, ())
 
     @checked_keywords
     def grant_read_write_bodies(self, grantee: iam.IGrantable) -> None:

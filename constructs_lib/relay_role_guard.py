@@ -24,10 +24,12 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from aws_cdk import Stack
 from aws_cdk import aws_organizations as organizations
 from constructs import Construct
 
 from constructs_lib._private.keywords import checked
+from constructs_lib.defaults import RELAY_ROLE_GUARD_NAME
 from constructs_lib.relay_roles import RELAY_ROLE_PREFIX
 from constructs_lib.validation import ACCOUNT_ID
 
@@ -69,8 +71,7 @@ class RelayRoleGuard(Construct):
         *,
         target_ids: Sequence[str],
         deployer_role_names: Sequence[str] = (CDK_EXECUTION_ROLE,),
-        partition: str = "aws",
-        policy_name: str = "messaging-relay-roles",
+        policy_name: str = RELAY_ROLE_GUARD_NAME,
     ) -> None:
         """Create the policy and attach it.
 
@@ -79,10 +80,11 @@ class RelayRoleGuard(Construct):
         :param deployer_role_names: the names (``*`` and ``?`` allowed) of the roles that
             create the relay roles. Default: CloudFormation's execution role of CDK's bootstrap
             (:data:`CDK_EXECUTION_ROLE`), whatever its qualifier.
-        :param partition: the organization's partition (``aws-cn``, ``aws-us-gov``). Default:
-            ``aws``.
         :param policy_name: the policy's name in AWS Organizations. Default:
-            ``messaging-relay-roles``.
+            :data:`~constructs_lib.defaults.RELAY_ROLE_GUARD_NAME` (``messaging-relay-roles``).
+
+        The policy names the roles in the partition of this construct's stack (that of the
+        organization's management account, and so of its accounts).
         """
         super().__init__(scope, construct_id)
         if not target_ids:
@@ -100,7 +102,7 @@ class RelayRoleGuard(Construct):
                 raise ValueError(
                     f"deployer_role_names: {name!r} is not a role name (no path, no ARN)"
                 )
-        self.content = guard_policy(deployer_role_names, partition)
+        self.content = guard_policy(deployer_role_names, Stack.of(self).partition)
         text = json.dumps(self.content, separators=(",", ":"))
         if len(text) > SCP_CONTENT_MAX:
             raise ValueError(

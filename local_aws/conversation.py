@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Final
 
+from cross_account_runtime.relay.bodies import copied_key
 from local_aws.peers import BODY_KEY_PREFIX, Activity, Peers
 from local_aws.released_transport.endpoint import MessageHandlerContext
 from local_aws.released_transport.headers import (
@@ -386,7 +387,10 @@ class LargeBody:
     delivery: Delivery
     """The message as the receiver's handler saw it, with the body read from S3."""
     key: str
-    """``{KeyPrefix}/{MessageId}``: the body's key in both buckets."""
+    """``{KeyPrefix}/{MessageId}``: the body's key in the sender's bucket."""
+    receiver_key: str
+    """The key of the relay's copy in the receiver's bucket, under the sending account's prefix
+    (``relay/<account id>/{KeyPrefix}/{MessageId}``)."""
     sender_bucket: str
     receiver_bucket: str
     relays: tuple[str, ...]
@@ -431,6 +435,10 @@ def carry_large_body(
         body_bytes,
         delivery,
         f"{BODY_KEY_PREFIX}/{sent.message_id}",
+        copied_key(
+            topology.account(topology.endpoint(sender).account).id,
+            f"{BODY_KEY_PREFIX}/{sent.message_id}",
+        ),
         sender_bucket,
         receiver_bucket,
         activity.relay_functions(),

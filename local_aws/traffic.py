@@ -97,7 +97,7 @@ class TrafficResult:
             lines.append(
                 f"large body {large.body_bytes:,} bytes {large.sender} -> {large.receiver}: "
                 f"uploaded to s3://{large.sender_bucket}/{large.key}, copied by the relay to "
-                f"s3://{large.receiver_bucket}/{large.key}, {large.receiver} read the same "
+                f"s3://{large.receiver_bucket}/{large.receiver_key}, {large.receiver} read the same "
                 f"{len(large.delivery.body):,} bytes, in {large.elapsed_ms:.0f} ms"
             )
         if self.publication is not None:

@@ -76,6 +76,7 @@ from constructs_lib import (
     MessagingAlarms,
     MessagingKey,
     RelayDirection,
+    RelayRoleGuard,
     RelayRoute,
     RelayTiming,
     SnsHttpsEndpoint,
@@ -169,6 +170,10 @@ analytics = Stack(app, "Analytics", env=Environment(account="333333333333", regi
 logs = DeliveryLogBucket(analytics, "Logs")
 DeliveryLogStream(analytics, "Stream", log_bucket=logs, source_accounts=["111111111111"])
 DeliveryReportJob(analytics, "Report", log_bucket=logs, idle_timeout=Duration.minutes(5))
+
+# The organization's management account: the relay roles' names reserved to the deployers.
+organization = Stack(app, "Organization", env=Environment(account="444444444444", region="us-east-1"))
+RelayRoleGuard(organization, "RelayRoles", target_ids=["ou-ab12-cd34ef56"])
 
 Validations.of(app).add_plugins(AwsSolutionsChecks(app, verbose=True))
 app.synth()
@@ -370,7 +375,7 @@ def test_the_team_app_uses_every_construct_of_the_package() -> None:
 def test_the_team_app_synthesizes_with_the_installed_package_and_cdk_nag(team_app: Path) -> None:
     used = Path(json.loads((team_app / "used.json").read_text())["constructs_lib"])
     assert not used.is_relative_to(ROOT)
-    assert set(templates(team_app / "cdk.out")) == {"Team", "Analytics"}
+    assert set(templates(team_app / "cdk.out")) == {"Team", "Analytics", "Organization"}
     assert nag_findings(team_app / "cdk.out") == []
 
 

@@ -59,11 +59,13 @@ def logged_kms_bucket(
     log_prefix: str,
     lifecycle_rules: list[s3.LifecycleRule],
     removal_policy: RemovalPolicy,
+    versioned: bool = False,
 ) -> tuple[s3.Bucket, s3.Bucket]:
     """The access-log bucket (``AccessLogs``) and the bucket (``Bucket``) of ``scope``: the
     bucket encrypted with ``key`` (S3 Bucket Keys on, so many small writes do not each call
     KMS), TLS-only, public access blocked, object ownership enforced, its server access logs
-    under ``log_prefix``. Call :func:`admit_log_delivery_by_policy` on ``scope`` first."""
+    under ``log_prefix``, its objects' versions kept when ``versioned``. Call
+    :func:`admit_log_delivery_by_policy` on ``scope`` first."""
     logs = access_log_bucket(scope, "AccessLogs", removal_policy)
     bucket = s3.Bucket(
         scope,
@@ -79,5 +81,6 @@ def logged_kms_bucket(
         server_access_logs_prefix=log_prefix,
         lifecycle_rules=lifecycle_rules,
         removal_policy=removal_policy,
+        versioned=versioned,
     )
     return logs, bucket

@@ -42,6 +42,9 @@ from constructs import Construct, IConstruct
 SNS_PRINCIPAL = "sns.amazonaws.com"
 QUEUE_ENCRYPTION_CONTEXT = "kms:EncryptionContext:aws:sqs:arn"
 """The encryption context SQS passes to KMS for a queue's data keys: the queue's ARN."""
+BUCKET_ENCRYPTION_CONTEXT = "kms:EncryptionContext:aws:s3:arn"
+"""The encryption context S3 passes to KMS for a bucket with S3 Bucket Keys on: the bucket's
+ARN (an object's without them)."""
 TOPIC_KEY_ACTIONS = ("kms:Decrypt", "kms:GenerateDataKey")
 """What SNS needs of a subscribed queue's key (and its subscription dead-letter queue's) to
 deliver, as aws-cdk-lib's ``SqsSubscription`` grants it."""
@@ -110,9 +113,17 @@ class _Slot:
     organization: str
     service: str
     via_service: str
+    context: tuple[str, ...] = ()
+    """A fixed encryption context the grant requires: ``(condition key, value)``, or none."""
 
 
-def _slot(sid: str, grantees: Grantees, actions: Sequence[str], via_service: str | None) -> _Slot:
+def _slot(
+    sid: str,
+    grantees: Grantees,
+    actions: Sequence[str],
+    via_service: str | None,
+    context: tuple[str, str] | None = None,
+) -> _Slot:
     return _Slot(
         sid,
         grantees.kind.value,
@@ -120,6 +131,7 @@ def _slot(sid: str, grantees: Grantees, actions: Sequence[str], via_service: str
         grantees.organization or "",
         grantees.service if grantees.kind is GranteeKind.TOPICS else "",
         via_service or "",
+        context or (),
     )
 
 
@@ -152,6 +164,9 @@ def _statement(
         add("StringEquals", "aws:PrincipalOrgID", slot.organization)
     if slot.via_service:
         add("StringEquals", "kms:ViaService", f"{slot.via_service}.{Aws.REGION}.{Aws.URL_SUFFIX}")
+    if slot.context:
+        context_key, context_value = slot.context
+        add("StringEquals", context_key, context_value)
     for operator, pairs in (extra or {}).items():
         for key, value in pairs.items():
             add(operator, key, value)
@@ -248,11 +263,14 @@ class KeyGrants(Construct):
         *,
         via_service: str | None,
         queue_arns: Sequence[str] = (),
+        context: tuple[str, str] | None = None,
     ) -> None:
         """Allow ``grantees`` ``actions`` on the key through ``via_service`` (none for a
         service principal, which calls KMS itself), for ``queue_arns``' encryption only when
-        given (every use of the key otherwise)."""
-        by_queue = self._grants.setdefault(_slot(sid, grantees, actions, via_service), {})
+        given (every use of the key otherwise), and only with the encryption ``context``
+        ``(condition key, value)`` when given (a bucket's)."""
+        slot = _slot(sid, grantees, actions, via_service, context)
+        by_queue = self._grants.setdefault(slot, {})
         for queue in queue_arns or ("",):
             by_queue.setdefault(queue, set()).update(grantees.values)
 
@@ -290,10 +308,12 @@ def grant_with_key(
     key_actions: Sequence[str],
     via_service: str,
     queue_arns: Sequence[str] = (),
+    context: tuple[str, str] | None = None,
 ) -> None:
     """Allow ``grantees`` ``actions`` on the resource of ``policy``, and ``key_actions`` on its
     key through ``via_service`` (SNS, a service principal, calls KMS itself) for the
-    encryption of ``queue_arns`` (when the key encrypts queues).
+    encryption of ``queue_arns`` (when the key encrypts queues), or with the encryption
+    ``context`` ``(condition key, value)`` (when it encrypts a bucket).
 
     The key's statement is written only into a key this app creates (``kms.Key``): an
     imported key's policy belongs to its owner.
@@ -306,4 +326,5 @@ def grant_with_key(
             key_actions,
             via_service=None if grantees.kind is GranteeKind.TOPICS else via_service,
             queue_arns=queue_arns,
+            context=context,
         )

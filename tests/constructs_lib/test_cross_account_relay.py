@@ -497,15 +497,27 @@ def test_inbound_routes_carry_form_receive_count_body_bucket_as_the_runtime_read
     assert config.body_bucket is None
 
 
-def test_the_inbound_relay_may_put_bodies_into_its_own_bucket_only(inbound: Template) -> None:
+def test_the_inbound_relay_may_put_bodies_into_its_own_bucket_under_its_prefix_only(
+    inbound: Template,
+) -> None:
     puts = [s for s in statements(inbound) if "s3:PutObject" in s["Action"]]
     assert [s["Resource"] for s in puts] == [
-        {"Fn::Join": ["", ["arn:", {"Ref": "AWS::Partition"}, f":s3:::{BODIES}/*"]]}
+        {
+            "Fn::Join": [
+                "",
+                ["arn:", {"Ref": "AWS::Partition"}, f":s3:::{BODIES}/relay/{BILLING}/*"],
+            ]
+        }
     ]
     (key,) = [s for s in statements(inbound) if "kms:Encrypt" in s["Action"]]
     assert key["Condition"] == {
         "ForAnyValue:StringEquals": {"kms:ResourceAliases": ["alias/messaging/bodies"]},
         "StringLike": {"kms:ViaService": "s3.*.amazonaws.com"},
+        "StringEquals": {
+            "kms:EncryptionContext:aws:s3:arn": [
+                {"Fn::Join": ["", ["arn:", {"Ref": "AWS::Partition"}, f":s3:::{BODIES}"]]}
+            ]
+        },
     }
     assert f":kms:us-east-1:{BILLING}:key/*" in json.dumps(key["Resource"])
     assert not [s for s in statements(inbound) if "s3:GetObject" in json.dumps(s["Action"])]

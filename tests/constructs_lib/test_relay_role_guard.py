@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from aws_cdk import App, Stack, Validations
+from aws_cdk import App, Environment, Stack, Validations
 from aws_cdk.assertions import Template
 from cdk_nag import AwsSolutionsChecks
 
@@ -21,15 +21,19 @@ TEAM = f"arn:aws:iam::{ACCOUNT}:role/team-administrator"
 
 
 @pytest.fixture(scope="module")
-def content() -> dict[str, Any]:
-    app = App()
-    stack = Stack(app, "Organization")
+def organization(tmp_path_factory: pytest.TempPathFactory) -> Organization:
+    """The guard in the management account's stack, synthesized with cdk-nag (which fails the
+    synth on a finding), read back as the policies an organization holds."""
+    outdir = tmp_path_factory.mktemp("guard")
+    app = App(outdir=str(outdir))
+    stack = Stack(app, "Organization", env=Environment(account="123456789012", region="us-east-1"))
     RelayRoleGuard(stack, "Guard", target_ids=["ou-ab12-cd34ef56"])
     Validations.of(app).add_plugins(AwsSolutionsChecks(app, verbose=True))
+    app.synth()
     (policy,) = Template.from_stack(stack).find_resources("AWS::Organizations::Policy").values()
-    assert policy["Properties"]["Type"] == "SERVICE_CONTROL_POLICY"
     assert policy["Properties"]["TargetIds"] == ["ou-ab12-cd34ef56"]
-    found: dict[str, Any] = policy["Properties"]["Content"]
+    found = Organization.of(outdir)
+    assert len(found.service_control_policies) == 1
     return found
 
 
@@ -47,9 +51,8 @@ def content() -> dict[str, Any]:
     ],
 )
 def test_only_the_deploying_role_makes_changes_or_passes_a_relay_role(
-    content: dict[str, Any], principal: str, action: str, resource: str, decision: str
+    organization: Organization, principal: str, action: str, resource: str, decision: str
 ) -> None:
-    organization = Organization(service_control_policies=[content])
     assert organization.decide([Request(principal, action, resource)]) == [decision]
 
 

@@ -146,6 +146,10 @@ class Organization:
                 key = rule["ServerSideEncryptionByDefault"].get("KMSMasterKeyID")
                 if key is not None:
                     self.keys[stack.bucket_arn(logical_id)] = stack.resolve(key, strict=False)
+            elif kind == "AWS::Organizations::Policy":
+                if properties["Type"] == "SERVICE_CONTROL_POLICY":
+                    content = stack.resolve(properties["Content"], strict=False)
+                    self.service_control_policies.append(content)
             elif kind == "AWS::KMS::Alias":
                 key = stack.resolve(properties["TargetKeyId"], strict=False)
                 self.aliases.setdefault(key, []).append(properties["AliasName"])

@@ -180,7 +180,8 @@ def test_a_body_over_1_mib_crosses_from_either_sender_kind_and_is_read_in_the_re
     large: LargeBody = carry_large_body(peers, handlers, sender, "OldB", ONE_AND_A_HALF_MIB)
     assert len(large.delivery.body) == ONE_AND_A_HALF_MIB
     assert large.key in bucket_keys(peers, "PubA", large.sender_bucket)
-    assert large.key in bucket_keys(peers, "PubB", large.receiver_bucket)
+    assert large.receiver_key in bucket_keys(peers, "PubB", large.receiver_bucket)
+    assert large.receiver_key.startswith(f"relay/{A}/")
     assert large.receiver_bucket == f"messaging-bodies-{B}-us-east-1"
 
 

@@ -109,9 +109,12 @@ def test_an_ingress_queue_and_its_key_admit_the_relays_that_deliver_there_and_no
     assert len(intended) == 2 * sum(len(w) for _, w in _ingress_queues(topology, plan))
 
 
-def test_a_body_bucket_and_its_key_admit_the_relays_that_copy_into_it_and_no_look_alike(
+def test_a_body_bucket_and_its_key_admit_each_copying_relay_under_its_own_prefix_alone(
     organization: Organization, topology: Topology, plan: StackPlan
 ) -> None:
+    """A sending relay writes bodies under ``relay/<its account>/`` of the receiving account's
+    bucket, with that bucket's key: not over the account's own bodies, nor another sender's,
+    nor with a key the receiving endpoints could not read."""
     intended: list[Request] = []
     refused: list[Request] = []
     for account in topology.accounts:
@@ -122,16 +125,46 @@ def test_a_body_bucket_and_its_key_admit_the_relays_that_copy_into_it_and_no_loo
         bucket = f"arn:aws:s3:::{name}"
         key = organization.keys[bucket]
         for writer in writers:
-            body = organization.bucket_object(bucket, f"relay/{writer.split(':')[4]}/q/1")
-            key_context = {"kms:ViaService": f"s3.{account.region}.amazonaws.com"}
+            sender = writer.split(":")[4]
+            own = organization.bucket_object(bucket, f"relay/{sender}/q/1")
+            key_context = {
+                "kms:ViaService": f"s3.{account.region}.amazonaws.com",
+                "kms:EncryptionContext:aws:s3:arn": bucket,
+            }
             intended += [
-                Request(writer, "s3:PutObject", body),
+                Request(writer, "s3:PutObject", own),
                 Request(writer, "kms:GenerateDataKey", key, key_context),
             ]
-            refused += [Request(writer, "s3:PutObject", body, secure_transport=False)]
+            refused += [
+                Request(writer, "s3:PutObject", own, secure_transport=False),
+                Request(writer, "s3:PutObject", organization.bucket_object(bucket, "billing/1")),
+                Request(
+                    writer,
+                    "s3:PutObject",
+                    organization.bucket_object(bucket, f"relay/{STRANGER}/q/1"),
+                ),
+                Request(
+                    writer,
+                    "s3:PutObject",
+                    own,
+                    {
+                        "s3:x-amz-server-side-encryption": "aws:kms",
+                        "s3:x-amz-server-side-encryption-aws-kms-key-id": (
+                            f"arn:aws:kms:us-east-1:{sender}:key/its-own"
+                        ),
+                    },
+                ),
+                Request(writer, "s3:PutObject", own, {"s3:x-amz-server-side-encryption": "AES256"}),
+                Request(
+                    writer,
+                    "kms:GenerateDataKey",
+                    key,
+                    {**key_context, "kms:EncryptionContext:aws:s3:arn": "arn:aws:s3:::other"},
+                ),
+            ]
             for other in look_alikes(writer):
                 refused += [
-                    Request(other, "s3:PutObject", body),
+                    Request(other, "s3:PutObject", own),
                     Request(other, "kms:GenerateDataKey", key, key_context),
                 ]
     assert intended

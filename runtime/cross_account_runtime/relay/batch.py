@@ -229,7 +229,7 @@ class Relay:
                 **_facts(decision),
             )
             return decision
-        if decision.body_key is not None or decision.upload is not None:
+        if decision.body_copy is not None or decision.upload is not None:
             if _remaining_seconds(state.context) < WORST_CASE_CALL_SECONDS:
                 self._log(
                     "WARNING",
@@ -351,7 +351,7 @@ class Relay:
                 continue
             if again.kind is decision.kind and again.request is not None:
                 # The same send, its body already stored: only the time left changed.
-                again.body_key, again.upload = decision.body_key, decision.upload
+                again.body_copy, again.upload = decision.body_copy, decision.upload
                 state.decided[send.index] = again
                 send.request = again.request
             kept.append(send)
@@ -518,9 +518,9 @@ class Relay:
         try:
             if upload is not None:
                 self.bodies.put(upload)
-            elif decision.body_key is not None:
+            elif decision.body_copy is not None:
                 self.bodies.copy(
-                    decision.body_key,
+                    *decision.body_copy,
                     route.body_bucket,
                     route.destination.account,
                     route.destination.region,
@@ -537,7 +537,11 @@ class Relay:
                 outcome=LoggedOutcome.BODY_UPLOAD_FAILED
                 if upload is not None
                 else LoggedOutcome.BODY_COPY_FAILED,
-                body_key=upload.key if upload is not None else decision.body_key,
+                body_key=upload.key
+                if upload is not None
+                else decision.body_copy[0]
+                if decision.body_copy is not None
+                else None,
                 destination_bucket=route.body_bucket,
                 error=f"{type(error).__name__}: {error}",
             )

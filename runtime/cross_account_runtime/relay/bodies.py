@@ -5,8 +5,14 @@ NServiceBus's SQS transport moves a body over SQS's limit to S3 under ``{KeyPref
 in the *sender's* configured bucket and sends only the key (``S3BodyKey``: the wrapped body's
 member, or the attribute in the unwrapped and typed native forms); the receiver reads that key
 from *its own* configured bucket. Across accounts those are two buckets, so the outbound relay
-copies the object, under the same key, into the receiving account's bucket before it forwards
-the message: the message never arrives before its body.
+copies the object into the receiving account's bucket before it forwards the message, which
+then names the copy's key: the message never arrives before its body.
+
+**Every key the relay writes begins with its account's own prefix**, ``relay/<account id>/``
+(:func:`relay_prefix`): the copy of ``{KeyPrefix}/{MessageId}`` goes to
+``relay/<sender account>/{KeyPrefix}/{MessageId}`` (:func:`copied_key`). The receiving bucket
+lets each sending relay write under its own account's prefix alone, so no sender can overwrite
+the receiving account's own bodies or another sender's.
 
 The copy is a server-side ``CopyObject`` (the body does not pass through the function), with
 ``ExpectedBucketOwner`` and ``ExpectedSourceBucketOwner`` so that a bucket name taken over by
@@ -47,7 +53,8 @@ if TYPE_CHECKING:
     from cross_account_runtime.nservicebus.wire_format import HeadersUpdate
 
 MISSING_OBJECT_CODES: Final = frozenset({"NoSuchKey", "404"})
-UPLOAD_KEY_PREFIX: Final = "relay"
+RELAY_KEY_PREFIX: Final = "relay"
+"""What every key a relay writes starts with, before its account's id."""
 
 
 class BodyMissingError(Exception):
@@ -68,11 +75,23 @@ def body_key(record: Mapping[str, Any], update: HeadersUpdate | None) -> str | N
     return key if isinstance(key, str) and key else None
 
 
+def relay_prefix(account: str) -> str:
+    """``relay/<account id>/``: the prefix under which the relays of ``account`` write, and
+    alone may write, into a body bucket."""
+    return f"{RELAY_KEY_PREFIX}/{account}/"
+
+
 def upload_key(source: QueueArn, message_id: str) -> str:
     """The key the relay uploads a body under: the same for every receive of one message of
-    ``source``, so a retry overwrites its own object, and distinct from any key the transport
-    writes (``{KeyPrefix}/{MessageId}``) or another relay's."""
-    return f"{UPLOAD_KEY_PREFIX}/{source.account}/{source.name}/{message_id}"
+    ``source``, so a retry overwrites its own object, and under the prefix of ``source``'s
+    account (the relay's own), distinct from any key the transport writes."""
+    return f"{relay_prefix(source.account)}{source.name}/{message_id}"
+
+
+def copied_key(account: str, key: str) -> str:
+    """The key under which the relay of ``account`` copies the body ``key`` into another
+    account's bucket: its own prefix before the transport's key, the same on every retry."""
+    return f"{relay_prefix(account)}{key}"
 
 
 class BodyUpload:
@@ -115,8 +134,8 @@ class BodyStore:
             ExpectedBucketOwner=upload.account,
         )
 
-    def copy(self, key: str, bucket: str, account: str, region: str) -> None:
-        """Copy ``key`` into ``bucket`` of ``account`` (in ``region``); raises
+    def copy(self, key: str, copied: str, bucket: str, account: str, region: str) -> None:
+        """Copy ``key`` into ``bucket`` of ``account`` (in ``region``) as ``copied``; raises
         :class:`BodyMissingError` if the source object does not exist."""
         if self.source_bucket is None:
             raise ValueError("source_bucket: only an outbound relay copies bodies")
@@ -124,7 +143,7 @@ class BodyStore:
         try:
             client.copy_object(
                 Bucket=bucket,
-                Key=key,
+                Key=copied,
                 CopySource={"Bucket": self.source_bucket, "Key": key},
                 ExpectedBucketOwner=account,
                 ExpectedSourceBucketOwner=self.source_account,

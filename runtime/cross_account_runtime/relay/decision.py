@@ -60,12 +60,13 @@ from cross_account_runtime.nservicebus.arn_header import (
 )
 from cross_account_runtime.nservicebus.transport_address import AddressError, parse_queue_arn
 from cross_account_runtime.nservicebus.wire_format import (
+    S3_BODY_KEY,
     HeadersUpdate,
     WireFormatError,
     wire_form,
 )
 from cross_account_runtime.relay.addresses import stamp, translate
-from cross_account_runtime.relay.bodies import BodyUpload, body_key, upload_key
+from cross_account_runtime.relay.bodies import BodyUpload, body_key, copied_key, upload_key
 from cross_account_runtime.relay.config import (
     FILE_ROUTES,
     ROUTE_BODY_BUCKET,
@@ -150,16 +151,17 @@ class Decision:
     failed and left to the queue's redrive policy. ``rewritten_headers`` names the headers
     stamped or translated, ``unreachable_headers`` the address headers a released receiver
     cannot resolve back (no shadow leads to their queue from its account), ``wire_form`` where
-    the NServiceBus headers were. ``body_key`` is the S3 key of a body to copy into the
-    route's ``body_bucket`` before ``request`` is sent, ``upload`` a body to put into S3
-    first. ``warnings`` are ``(outcome, reason)`` pairs to log once the message is sent: what
+    the NServiceBus headers were. ``body_copy`` is the S3 key of a body to copy into the
+    route's ``body_bucket`` before ``request`` is sent and the key of the copy, which
+    ``request`` names (:func:`~cross_account_runtime.relay.bodies.copied_key`), ``upload`` a
+    body to put into S3 first. ``warnings`` are ``(outcome, reason)`` pairs to log once the message is sent: what
     the receiver will make of it that the relay could not change. ``decided_at`` is the time
     (epoch seconds) the request's time to be received was counted at, ``None`` when it carries
     none.
     """
 
     __slots__ = (
-        "body_key",
+        "body_copy",
         "decided_at",
         "kind",
         "queue",
@@ -182,12 +184,12 @@ class Decision:
         rewritten_headers: tuple[str, ...] = (),
         unreachable_headers: tuple[str, ...] = (),
         wire_form: str | None = None,
-        body_key: str | None = None,
+        body_copy: tuple[str, str] | None = None,
         upload: BodyUpload | None = None,
         warnings: tuple[tuple[str, str], ...] = (),
         decided_at: float | None = None,
     ) -> None:
-        self.body_key = body_key
+        self.body_copy = body_copy
         self.decided_at = decided_at
         self.upload = upload
         self.warnings = warnings
@@ -281,8 +283,17 @@ def relay_message(
         rewritten: tuple[str, ...] = ()
         unreachable: tuple[str, ...] = ()
         upload: BodyUpload | None = None
+        inbound = config.direction is RelayDirection.INBOUND
+        source_key = None if inbound or route.body_bucket is None else body_key(record, update)
+        copy = (
+            None
+            if source_key is None
+            else (source_key, copied_key(route.source.account, source_key))
+        )
         if update is None:
             body, attributes = record["body"], _send_attributes(record.get("messageAttributes"))
+            if copy is not None:
+                attributes[S3_BODY_KEY] = {"DataType": "String", "StringValue": copy[1]}
         else:
             try:
                 changes, rewritten, unreachable = _rewrite(update.headers, route, config)
@@ -291,15 +302,29 @@ def relay_message(
                     return _forwarded_unreadable(record, route, refusal)
                 raise
             form = _delivered_form(update, route, warnings)
-            body, attributes, upload = _message(
-                record,
-                route,
-                update,
-                form,
-                inbound=config.direction is RelayDirection.INBOUND,
-                changes=changes,
-                remaining_time=remaining_time,
-            )
+            if copy is not None:
+                # The message names the copy: in its form's place, and in a header that holds
+                # the key (which the attribute form's receiver reads first).
+                if S3_BODY_KEY in update.headers:
+                    changes = {**changes, S3_BODY_KEY: copy[1]}
+                body, attributes = moved_to_s3(
+                    update,
+                    form,
+                    _send_attributes(record.get("messageAttributes")),
+                    changes=changes,
+                    time_to_be_received=remaining_time,
+                    s3_body_key=copy[1],
+                )
+            else:
+                body, attributes, upload = _message(
+                    record,
+                    route,
+                    update,
+                    form,
+                    inbound=inbound,
+                    changes=changes,
+                    remaining_time=remaining_time,
+                )
         if route.delayed:
             attributes.pop(DELAY_SECONDS_ATTRIBUTE, None)
         request = _request(
@@ -324,9 +349,7 @@ def relay_message(
         rewritten_headers=rewritten,
         unreachable_headers=unreachable,
         wire_form=found_form,
-        body_key=body_key(record, update)
-        if route.body_bucket is not None and config.direction is RelayDirection.OUTBOUND
-        else None,
+        body_copy=copy,
         upload=upload,
         warnings=tuple(warnings),
         decided_at=None if remaining_time is None else now,

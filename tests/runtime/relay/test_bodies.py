@@ -175,8 +175,15 @@ class TestAgainstTheLocalAws:
         assert failed_ids(response) == []
         [request] = send.requests
         assert request["QueueUrl"].endswith(f"/{BILLING_ACCOUNT}/Billing-ingress")
-        copied = s3_as(BILLING_ACCOUNT).get_object(Bucket=BILLING_BUCKET, Key=key)
+        # Under the sending account's own prefix, the only keys its relay may write there; the
+        # message names the copy, which the receiver's transport reads from its own bucket.
+        copy = f"relay/{SALES_ACCOUNT}/{key}"
+        copied = s3_as(BILLING_ACCOUNT).get_object(Bucket=BILLING_BUCKET, Key=copy)
         assert copied["Body"].read() == BODY
+        receiver_bucket = S3Settings(BILLING_BUCKET, "billing", s3_as(BILLING_ACCOUNT))
+        received = as_boto3_message(request, str(uuid.uuid4()))
+        extracted = extract_transport_message(received, received["MessageId"])
+        assert retrieve_body(extracted, received["MessageId"], receiver_bucket) == BODY
 
     def test_a_message_whose_body_is_gone_goes_to_its_dead_letter_queue_with_the_reason(
         self,
@@ -384,4 +391,7 @@ def test_without_a_bucket_a_conversion_that_no_longer_fits_is_refused_with_the_f
 def test_a_body_already_in_s3_is_never_uploaded() -> None:
     record = s3_record("bodies/abc")
     decision = relay_message(record, outbound_config())
-    assert (decision.upload, decision.body_key) == (None, "bodies/abc")
+    assert (decision.upload, decision.body_copy) == (
+        None,
+        ("bodies/abc", f"relay/{SALES_ACCOUNT}/bodies/abc"),
+    )
