@@ -36,7 +36,7 @@ from aws_cdk import aws_sqs as sqs
 from constructs import Construct, IConstruct
 
 from constructs_lib._private.acknowledgments import acknowledge
-from constructs_lib._private.cdk_types import literal_queue_name
+from constructs_lib._private.cdk_types import computed_queue_arn, literal_queue_name
 from constructs_lib._private.grants import BUCKET_ENCRYPTION_CONTEXT, QUEUE_ENCRYPTION_CONTEXT
 from constructs_lib._private.keywords import checked
 from constructs_lib._private.lambda_assets import relay_code
@@ -47,11 +47,14 @@ from constructs_lib.defaults import (
     RELAY_BATCH_SIZE_RANGE,
     RELAY_FIFO_BATCH_SIZE,
     RELAY_MAX_BATCHING_WINDOW_RANGE,
+    RELAY_MAX_CONCURRENCY,
+    RELAY_MAX_CONCURRENCY_RANGE,
     RELAY_MEMORY_MB,
 )
 from constructs_lib.endpoint_queue import IEndpointQueue, endpoint_queue_of
 from constructs_lib.message_body_bucket import BODY_KEY_ALIAS, WRITER_KEY_ACTIONS, MessageBodyBucket
 from constructs_lib.relay_timing import RelayTiming
+from constructs_lib.validation import require_range
 from cross_account_runtime.nservicebus.transport_address import AddressError, parse_queue_arn
 from cross_account_runtime.relay.bodies import relay_prefix
 from cross_account_runtime.relay.config import (
@@ -201,6 +204,7 @@ class CrossAccountRelay(Construct):
         role_name: str | None = None,
         batch_size: int = RELAY_BATCH_SIZE,
         max_batching_window: Duration | None = None,
+        max_concurrency: int = RELAY_MAX_CONCURRENCY,
         log_retention: logs.RetentionDays = LOG_RETENTION,
     ) -> None:
         """Create the function, its role, its log group and an event source per route.
@@ -228,6 +232,9 @@ class CrossAccountRelay(Construct):
             Default: :data:`~constructs_lib.defaults.RELAY_BATCH_SIZE` (10).
         :param max_batching_window: how long Lambda gathers a batch from a standard queue
             (1 s to 5 min; FIFO sources take none). Default: none.
+        :param max_concurrency: the most invocations each route's event source runs at once
+            (2-1000), so that a flood into one queue cannot take the account's whole Lambda
+            concurrency. Default: :data:`~constructs_lib.defaults.RELAY_MAX_CONCURRENCY` (10).
         :param log_retention: of the function's log group. Default:
             :data:`~constructs_lib.defaults.LOG_RETENTION` (three months).
         """
@@ -255,6 +262,7 @@ class CrossAccountRelay(Construct):
                 "names this account's bucket, which it only puts into: leave body_bucket out"
             )
         _check_batching(batch_size, max_batching_window)
+        require_range("max_concurrency", max_concurrency, *RELAY_MAX_CONCURRENCY_RANGE)
         for address in local_endpoints:
             _known_at_synth(
                 address,
@@ -341,6 +349,7 @@ class CrossAccountRelay(Construct):
                     route.source_queue.queue,
                     batch_size=min(batch_size, RELAY_FIFO_BATCH_SIZE) if fifo else batch_size,
                     max_batching_window=None if fifo else max_batching_window,
+                    max_concurrency=max_concurrency,
                     report_batch_item_failures=True,
                 )
             )
@@ -373,9 +382,10 @@ class CrossAccountRelay(Construct):
         with).
 
         A destination's key is granted for the destinations' encryption alone; the relay's own
-        account's keys for its queues' encryption, a pattern (the sources and their DLQs,
-        listed, would double the role's policy, which IAM bounds at 10,240 bytes per role): the
-        grant is used only through SQS, and the role may call SQS on its own queues alone."""
+        account's keys for the encryption of the relay's own queues alone, the sources and
+        their DLQs, listed in statements of :data:`RESOURCES_PER_STATEMENT` queues each (which
+        fit the managed policies a large relay's policy overflows into), used only through
+        SQS."""
         destinations = sorted({r.destination_arn for r in routes})
         self._grant_in_parts("SendToDestinations", ["sqs:SendMessage"], destinations)
         self._grant_in_parts(
@@ -386,20 +396,31 @@ class CrossAccountRelay(Construct):
         )
         if any(r.source_queue.encryption_key is not None for r in routes):
             own = f"{stack.region}:{stack.account}"
-            self.role.add_to_policy(
-                iam.PolicyStatement(
-                    actions=list(SEND_KEY_ACTIONS),
-                    resources=[f"arn:{stack.partition}:kms:{own}:key/*"],
-                    conditions={
-                        "StringEquals": {
-                            "kms:ViaService": f"sqs.{stack.region}.{stack.url_suffix}"
-                        },
-                        "StringLike": {
-                            QUEUE_ENCRYPTION_CONTEXT: f"arn:{stack.partition}:sqs:{own}:*"
-                        },
-                    },
+            # Computed from their names where synth knows them: aws-cdk-lib sizes a policy by
+            # its text, where a reference counts far shorter than the ARN it becomes.
+            queues = list(
+                dict.fromkeys(
+                    computed_queue_arn(queue) or queue.queue_arn
+                    for r in routes
+                    for queue in (r.source_queue.queue, r.source_queue.dead_letter_queue)
                 )
             )
+            for start in range(0, len(queues), RESOURCES_PER_STATEMENT):
+                self.role.add_to_policy(
+                    iam.PolicyStatement(
+                        sid=f"UseOwnQueueKeys{start // RESOURCES_PER_STATEMENT + 1}",
+                        actions=list(SEND_KEY_ACTIONS),
+                        resources=[f"arn:{stack.partition}:kms:{own}:key/*"],
+                        conditions={
+                            "StringEquals": {
+                                "kms:ViaService": f"sqs.{stack.region}.{stack.url_suffix}",
+                                QUEUE_ENCRYPTION_CONTEXT: queues[
+                                    start : start + RESOURCES_PER_STATEMENT
+                                ],
+                            },
+                        },
+                    )
+                )
             own_region, own_account = (
                 f"<AWS::{name}>" if Token.is_unresolved(value) else value
                 for name, value in (("Region", stack.region), ("AccountId", stack.account))
@@ -408,9 +429,8 @@ class CrossAccountRelay(Construct):
                 self.role,
                 f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:kms:{own_region}:{own_account}:key/*]",
                 "The relay's own queues may share the account's key or have one each, and keep "
-                "the key they were sent with; the grant is narrowed to queues' encryption "
-                "(kms:EncryptionContext:aws:sqs:arn) through SQS, where the role reaches its "
-                "own queues alone.",
+                "the key they were sent with; the grant is narrowed to those queues' "
+                "encryption (kms:EncryptionContext:aws:sqs:arn, each listed) through SQS.",
             )
         encrypted = sorted({r.destination_arn for r in routes if r.destination_encrypted})
         if not encrypted:

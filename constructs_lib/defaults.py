@@ -128,6 +128,15 @@ RELAY_FIFO_BATCH_SIZE = 10
 """The most Lambda's SQS event source takes from a FIFO queue (and it takes no window)."""
 RELAY_MAX_BATCHING_WINDOW_RANGE = (Duration.seconds(1), Duration.minutes(5))
 """Lambda's batching window for SQS: required from 1 s when a batch may exceed 10 messages."""
+RELAY_MAX_CONCURRENCY = 10
+"""The most invocations one relay queue's event source runs at once (Lambda's
+``MaximumConcurrency``): without it a flood into one ingress or shadow queue scales Lambda's
+SQS polling up to the account's whole concurrency (1,000 by default), starving every other
+function of the account, the other routes' relays among them. One invocation relays about 390
+messages a second (:data:`RELAY_BATCH_SIZE`), so ten at once still move some 3,900 a second
+through one queue."""
+RELAY_MAX_CONCURRENCY_RANGE = (2, 1000)
+"""What Lambda takes for an SQS event source's maximum concurrency."""
 RELAY_MEMORY_MB = 256
 """The relay waits on SQS and S3 rather than computing (a large body is copied by S3 itself,
 never held), and a batch reaches it as one event of at most Lambda's 6 MB: a quarter of a GB

@@ -335,7 +335,18 @@ class DeliveryLoggedTopic(_TopicBase):
             fifo=fifo or None,
             content_based_deduplication=content_based_deduplication or None,
             master_key=self.encryption_key,
-            enforce_ssl=True,
+        )
+        # Every action, not only sns:Publish as aws-cdk-lib's enforce_ssl denies: a subscribe,
+        # or a read of its attributes, over plain HTTP too.
+        self.topic.add_to_resource_policy(
+            iam.PolicyStatement(
+                sid="DenyInsecureTransport",
+                effect=iam.Effect.DENY,
+                principals=[iam.AnyPrincipal()],
+                actions=["sns:*"],
+                resources=[self.topic.topic_arn],
+                conditions={"Bool": {"aws:SecureTransport": "false"}},
+            )
         )
         self._logged: list[DeliveryProtocol] = []
         for protocol in logged_protocols:

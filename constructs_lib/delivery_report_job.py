@@ -141,8 +141,17 @@ class DeliveryReportJob(Construct):
             ),
         )
         log_bucket.grant_read_logs_write_reports(self.job_role)
-        self.entry_script.grant_read(self.job_role)
-        self.package.grant_read(self.job_role)
+        # Its two objects of the asset bucket alone: an asset's grant_read covers the whole
+        # bootstrap bucket, every other stack's code and templates among them.
+        self.job_role.add_to_policy(
+            iam.PolicyStatement(
+                actions=["s3:GetObject"],
+                resources=[
+                    f"arn:{stack.partition}:s3:::{asset.s3_bucket_name}/{asset.s3_object_key}"
+                    for asset in (self.entry_script, self.package)
+                ],
+            )
+        )
         self.job_role.add_to_policy(
             iam.PolicyStatement(
                 actions=["logs:DescribeLogGroups"], resources=[_log_groups_arn(stack)]
@@ -210,12 +219,6 @@ class DeliveryReportJob(Construct):
 
     def _acknowledge_wildcards(self) -> None:
         stack = Stack.of(self)
-        acknowledge(
-            self.job_role,
-            f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::{self.entry_script.s3_bucket_name}/*]",
-            "Read-only, for the job's entry script and package, which CDK uploads to the "
-            "bootstrap asset bucket under content-hash names.",
-        )
         acknowledge(
             self.job_role,
             f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:{stack.region}:{stack.account}:log-group:*]",

@@ -162,6 +162,26 @@ def test_the_event_source_reports_batch_item_failures(outbound: Template) -> Non
     assert mapping["BatchSize"] == 10
 
 
+def test_a_flood_into_one_queue_runs_at_most_ten_invocations_at_once(outbound: Template) -> None:
+    """Not the account's whole Lambda concurrency, which every other function shares."""
+    mapping = one(outbound, "AWS::Lambda::EventSourceMapping")["Properties"]
+    assert mapping["ScalingConfig"] == {"MaximumConcurrency": 10}
+
+
+@pytest.mark.parametrize("value", [1, 1001])
+def test_a_maximum_concurrency_lambda_would_refuse_is_refused(value: int) -> None:
+    stack = Stack(App(), "S")
+    with pytest.raises(ValueError, match="max_concurrency: must be a whole number from 2 to 1000"):
+        CrossAccountRelay(
+            stack,
+            "Outbound",
+            direction=RelayDirection.OUTBOUND,
+            routes=[RelayRoute(source(stack, "Shadow", "Billing"), INGRESS)],
+            local_endpoints=["Sales"],
+            max_concurrency=value,
+        )
+
+
 def test_a_standard_source_takes_large_batches_with_a_window_and_a_fifo_one_stays_at_ten() -> None:
     stack = Stack(App(), "S")
     standard = source(stack, "Shadow", "Billing", batch_size=1000)
@@ -230,12 +250,18 @@ def test_destination_keys_only_for_the_destinations_and_through_sqs(outbound: Te
 
 
 def test_own_keys_only_for_its_own_queues_and_through_sqs(outbound: Template) -> None:
+    """Each of its own queues by ARN, the sources and their DLQs: not every queue of the
+    account, whose other keys and queues are no business of the relay."""
     (statement,) = [
         s for s in key_grants(outbound) if f":{SALES}:key/*" in json.dumps(s["Resource"])
     ]
-    assert "sqs.us-east-1." in json.dumps(statement["Condition"]["StringEquals"])
-    queues = statement["Condition"]["StringLike"]["kms:EncryptionContext:aws:sqs:arn"]
-    assert json.dumps(queues).endswith(f':sqs:us-east-1:{SALES}:*"]]}}')
+    condition = statement["Condition"]["StringEquals"]
+    assert "sqs.us-east-1." in json.dumps(condition["kms:ViaService"])
+    queues = json.dumps(condition["kms:EncryptionContext:aws:sqs:arn"])
+    names = {"Billing", "Billing-dlq"}
+    assert {name for name in names if f':sqs:us-east-1:{SALES}:{name}"' in queues} == names
+    assert "*" not in queues
+    assert "StringLike" not in statement["Condition"]
 
 
 def test_ingress_queues_admit_the_relay_roles_only() -> None:

@@ -137,10 +137,10 @@ def topic_statements(template: Template) -> list[dict[str, Any]]:
     return list(policy["Properties"]["PolicyDocument"]["Statement"])
 
 
-def test_publishing_needs_tls(topic: Template) -> None:
+def test_every_request_on_the_topic_needs_tls(topic: Template) -> None:
     denies = [s for s in topic_statements(topic) if s["Effect"] == "Deny"]
     assert len(denies) == 1
-    assert denies[0]["Action"] == "sns:Publish"
+    assert denies[0]["Action"] == "sns:*"
     assert denies[0]["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
 
 

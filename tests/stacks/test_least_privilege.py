@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from stacks.app_builder import topology_from_context
+from stacks.checks.access_report.policies import as_list
 from stacks.placement.plan import StackPlan, committed_plan
 from stacks.placement.plan_file import PlanFile
 from stacks.placement.relays import body_writers, ingress_writers
@@ -197,4 +198,41 @@ def test_the_platform_queues_admit_the_accounts_with_arn_aware_endpoints_and_the
                 secure_transport=False,
             ),
         ]
+    assert _misjudged(organization, intended, refused) == []
+
+
+def test_a_topic_refuses_every_request_without_tls(
+    organization: Organization, topology: Topology
+) -> None:
+    intended: list[Request] = []
+    refused: list[Request] = []
+    for topic in topology.topics:
+        arn = topology.topic_arn(topic)
+        owner = f"arn:aws:iam::{topology.account(topic.account).id}:role/team-administrator"
+        for action in ("sns:Publish", "sns:Subscribe", "sns:SetTopicAttributes"):
+            intended.append(Request(owner, action, arn))
+            refused.append(Request(owner, action, arn, secure_transport=False))
+    assert _misjudged(organization, intended, refused) == []
+
+
+def test_the_report_job_reads_its_own_code_of_the_asset_bucket_and_nothing_else(
+    organization: Organization,
+) -> None:
+    (role,) = [r for r in organization.identity_policies if "ReportJobJobRole" in r]
+    assets = [
+        resource
+        for policy in organization.identity_policies[role]
+        for statement in policy["Statement"]
+        if statement["Action"] == "s3:GetObject"
+        for resource in as_list(statement["Resource"])
+        if ":s3:::cdk-" in resource
+    ]
+    assert len(assets) == 2  # the entry script and the package
+    bucket = assets[0].split("/")[0]
+    other = f"{bucket}/0123456789abcdef.zip"
+    for arn in (*assets, other):
+        organization.owners[arn] = role.split(":")[4]
+    intended = [Request(role, "s3:GetObject", asset) for asset in assets]
+    refused = [Request(role, "s3:GetObject", other), Request(role, "s3:ListBucket", bucket)]
+    organization.owners[bucket] = role.split(":")[4]
     assert _misjudged(organization, intended, refused) == []
