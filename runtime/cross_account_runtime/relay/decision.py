@@ -304,7 +304,7 @@ def relay_message(
             form = _delivered_form(update, route, warnings)
             if copy is not None:
                 # The message names the copy: in its form's place, and in a header that holds
-                # the key (which the attribute form's receiver reads first).
+                # the key (by which the attribute form's receiver would read the body).
                 if S3_BODY_KEY in update.headers:
                     changes = {**changes, S3_BODY_KEY: copy[1]}
                 body, attributes = moved_to_s3(
