@@ -14,9 +14,9 @@ from stacks.app_builder import (
     plan_file_from_context,
     topology_from_context,
 )
-from stacks.checks.quotas import QuotaError
 from stacks.messaging_stack import RETIRED_STACK
 from stacks.placement.plan import committed_plan
+from stacks.quotas import QuotaError
 from stacks.topology import TopologyError
 
 

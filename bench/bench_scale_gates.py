@@ -34,10 +34,10 @@ sys.path.insert(0, str(ROOT))
 
 from stacks.checks import access_report, gates  # noqa: E402
 from stacks.checks.cost_report import build_cost_report  # noqa: E402
-from stacks.checks.quotas import largest_uses, measure_assembly  # noqa: E402
 from stacks.placement.placing import new_organization_plan  # noqa: E402
 from stacks.placement.plan import StackPlan, committed_plan  # noqa: E402
 from stacks.placement.plan_file import PlanFile  # noqa: E402
+from stacks.quotas import largest_uses, measure_assembly  # noqa: E402
 from stacks.topology import Topology, parse_topology  # noqa: E402
 
 CASES = (

@@ -10,12 +10,12 @@ from typing import Any
 from aws_cdk import App, Validations, cx_api
 from cdk_nag import AwsSolutionsChecks
 
-from stacks.checks.quotas import require_within_quotas
 from stacks.delivery_log_stack import DeliveryLogStack
 from stacks.messaging_stack import MessagingAccountStack
 from stacks.placement.order import deployment_order, stack_dependencies
 from stacks.placement.plan import StackPlan
 from stacks.placement.plan_file import PlanFile
+from stacks.quotas import require_within_quotas
 from stacks.topology import Topology, load_topology, parse_topology
 from stacks.topology.parsing import CDK_JSON
 
@@ -51,12 +51,12 @@ STACK_RESOURCE_LIMIT_CONTEXT = "@aws-cdk/core:stackResourceLimit"
 LIFTED_CDK_RESOURCE_LIMIT = {STACK_RESOURCE_LIMIT_CONTEXT: 0}
 """aws-cdk-lib refuses a stack over 500 resources itself, from inside jsii, as a JavaScript
 stack trace listing every resource type; 0 turns its check off, so that
-:func:`~stacks.checks.quotas.require_within_quotas` is what refuses, with one line per stack."""
+:func:`~stacks.quotas.require_within_quotas` is what refuses, with one line per stack."""
 
 
 class MessagingApp(App):
     """The app, whose synth checks every template against AWS's documented quotas that the
-    local AWS does not enforce (:mod:`stacks.checks.quotas`: a stack's resources and outputs,
+    local AWS does not enforce (:mod:`stacks.quotas`: a stack's resources and outputs,
     policy sizes, Lambda's environment, ...), refusing with one line per problem: ``cdk
     synth`` refuses what AWS would refuse at deploy, in one account after others were
     updated."""

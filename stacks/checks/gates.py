@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 
 from stacks.app_builder import build_app
-from stacks.checks.quotas import QuotaError
 from stacks.placement.plan import StackPlan
+from stacks.quotas import QuotaError
 from stacks.topology import Topology
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,7 +40,7 @@ class GateError(RuntimeError):
 def synth(topology: Topology, plan: StackPlan, outdir: Path) -> Path:
     """Synthesize every account's stacks as ``plan`` places their units (the committed plan,
     :func:`~stacks.placement.plan.committed_plan`, as ``cdk deploy`` builds them) with cdk-nag
-    attached, then check every template against AWS's quotas (:mod:`stacks.checks.quotas`);
+    attached, then check every template against AWS's quotas (:mod:`stacks.quotas`);
     raise on any finding."""
     try:
         build_app(topology, plan, outdir=str(outdir)).synth()

@@ -22,16 +22,16 @@ from pathlib import Path
 
 import boto3
 
-from stacks.checks.quotas.assembly import (
+from stacks.placement.deployed import DeployedStack, read_deployed
+from stacks.placement.plan import UNITS_METADATA
+from stacks.placement.plan_file import PLACEMENT_COMMAND
+from stacks.placement.units import NamedResource
+from stacks.quotas.assembly import (
     NAME_PROPERTIES,
     QuotaGateError,
     StackTemplate,
     read_templates,
 )
-from stacks.placement.deployed import DeployedStack, read_deployed
-from stacks.placement.plan import UNITS_METADATA
-from stacks.placement.plan_file import PLACEMENT_COMMAND
-from stacks.placement.units import NamedResource
 from stacks.topology.stack_ids import stack_number
 
 COMPARED_TYPES: Mapping[str, str] = {

@@ -32,7 +32,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from stacks.checks.quotas.table import CLOUDFORMATION_OUTPUTS, CLOUDFORMATION_RESOURCES
 from stacks.placement.plan_file import (
     MAX_STACKS,
     AccountRecord,
@@ -43,6 +42,7 @@ from stacks.placement.plan_file import (
     read_plan,
 )
 from stacks.placement.units import KEY, RELAY, StackUnit, UnitKind, account_units, unit_key
+from stacks.quotas.table import CLOUDFORMATION_OUTPUTS, CLOUDFORMATION_RESOURCES
 from stacks.topology.model import Account, Endpoint, KeyGranularity, Topology
 from stacks.topology.stack_ids import stack_name
 from stacks.topology.topics import Topic

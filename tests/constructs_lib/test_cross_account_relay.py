@@ -27,7 +27,7 @@ from constructs_lib.cross_account_relay import (
 )
 from constructs_lib.queue_naming import dead_letter_queue_name, ingress_queue_name
 from cross_account_runtime.relay import config as relay_config
-from stacks.checks.quotas import quota_problems
+from stacks.quotas import quota_problems
 from stacks.topology import Topology, parse_topology
 from stacks.topology.bridge import plan_bridge
 

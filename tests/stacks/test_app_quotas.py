@@ -12,10 +12,10 @@ import pytest
 from aws_cdk import CfnOutput, CfnWaitConditionHandle, Environment, Stack
 
 from stacks.app_builder import MessagingApp
-from stacks.checks.quotas import QuotaError
-from stacks.checks.quotas.table import CLOUDFORMATION_OUTPUTS, CLOUDFORMATION_RESOURCES
 from stacks.placement.placing import new_organization_plan
 from stacks.placement.plan_file import AccountRecord, PlanFile, write_plan
+from stacks.quotas import QuotaError
+from stacks.quotas.table import CLOUDFORMATION_OUTPUTS, CLOUDFORMATION_RESOURCES
 from stacks.topology import parse_topology
 from tests.stacks.app_process import run_app
 

@@ -14,8 +14,8 @@ import pytest
 from constructs_lib.relay_timing import RelayTiming
 from cross_account_runtime.nservicebus.address_headers import ADDRESS_HEADERS
 from cross_account_runtime.nservicebus.arn_header import ARN_HEADER, encode
-from stacks.checks.quotas.table import CLOUDFORMATION_OUTPUTS, CLOUDFORMATION_RESOURCES
 from stacks.placement.plan import RESOURCE_BUDGET, RESOURCE_HEADROOM
+from stacks.quotas.table import CLOUDFORMATION_OUTPUTS, CLOUDFORMATION_RESOURCES
 
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
 PROSE = " ".join(README.split())

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from stacks.checks.access_report.assembly import AccessReportError
 from stacks.checks.access_report.markdown import to_markdown
 from stacks.checks.access_report.report import build_report
-from stacks.checks.report_cli import assembly_parser, write_report
+from stacks.report_cli import assembly_parser, write_report
 
 
 def main(argv: Sequence[str] | None = None) -> int:

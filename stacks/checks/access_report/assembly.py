@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from cross_account_runtime.common.partitions import dns_suffix, partition_of
-from stacks.checks.cloud_assembly import read_cloud_assembly
+from stacks.cloud_assembly import read_cloud_assembly
 
 
 class AccessReportError(ValueError):

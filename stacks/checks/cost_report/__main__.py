@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from stacks.checks.cost_report import usage
 from stacks.checks.cost_report.markdown import to_markdown
 from stacks.checks.cost_report.report import build_cost_report
-from stacks.checks.quotas.assembly import QuotaGateError
-from stacks.checks.report_cli import assembly_parser, write_report
+from stacks.quotas.assembly import QuotaGateError
+from stacks.report_cli import assembly_parser, write_report
 
 
 def main(argv: Sequence[str] | None = None) -> int:

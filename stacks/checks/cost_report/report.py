@@ -23,7 +23,7 @@ from typing import Any
 from constructs_lib.relay_roles import RELAY_ROLE_PREFIX
 from stacks.checks.cost_report import prices as p
 from stacks.checks.cost_report import usage as u
-from stacks.checks.quotas.assembly import StackTemplate, read_templates
+from stacks.quotas.assembly import StackTemplate, read_templates
 
 DIRECTIONS = ("outbound", "inbound")
 

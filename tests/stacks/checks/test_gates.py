@@ -13,10 +13,10 @@ from aws_cdk import aws_sqs as sqs
 
 from stacks.app_builder import build_app
 from stacks.checks import gates
-from stacks.checks.quotas import QuotaError, quota_problems, require_within_quotas
 from stacks.placement.placing import new_organization_plan
+from stacks.quotas import QuotaError, quota_problems, require_within_quotas
 from stacks.topology import parse_topology
-from tests.stacks.checks.quotas.assemblies import (
+from tests.stacks.quotas.assemblies import (
     policy,
     resource,
     resources,

@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from cross_account_runtime.relay.config import RelayDirection
-from stacks.checks.quotas.table import CLOUDFORMATION_RESOURCES
 from stacks.placement.placing import new_organization_plan, place
 from stacks.placement.plan import (
     OUTPUT_BUDGET,
@@ -22,6 +21,7 @@ from stacks.placement.plan import (
 )
 from stacks.placement.plan_file import AccountRecord, PlanFile, StackPlanError
 from stacks.placement.relays import ingress_writers
+from stacks.quotas.table import CLOUDFORMATION_RESOURCES
 from stacks.topology import load_topology, parse_topology, relay_role_name
 
 ROOT = Path(__file__).resolve().parents[3]

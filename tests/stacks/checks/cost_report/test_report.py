@@ -10,7 +10,7 @@ import pytest
 
 from stacks.checks.cost_report import build_cost_report
 from stacks.checks.cost_report import prices as p
-from tests.stacks.checks.quotas.assemblies import (
+from tests.stacks.quotas.assemblies import (
     OTHER_ACCOUNT,
     resource,
     resources,

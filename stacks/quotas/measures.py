@@ -1,6 +1,6 @@
 """What the quota gate measures in the templates: one :class:`Measurement` per quota and
 resource (or per key, log group, function or account, for the quotas that span stacks), each
-counted as its row in :mod:`stacks.checks.quotas.table` says."""
+counted as its row in :mod:`stacks.quotas.table` says."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from stacks.checks.quotas.assembly import StackTemplate, compact_json
-from stacks.checks.quotas.table import (
+from stacks.quotas.assembly import StackTemplate, compact_json
+from stacks.quotas.table import (
     CLOUDFORMATION_DESCRIPTION_BYTES,
     CLOUDFORMATION_MAPPINGS,
     CLOUDFORMATION_OUTPUTS,

@@ -1,4 +1,4 @@
-"""``python -m stacks.checks.quotas`` prints the largest use of each quota and fails on the
+"""``python -m stacks.quotas`` prints the largest use of each quota and fails on the
 crossed ones."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from stacks.checks.quotas.__main__ import main
-from tests.stacks.checks.quotas.assemblies import (
+from stacks.quotas.__main__ import main
+from tests.stacks.quotas.assemblies import (
     policy,
     resource,
     resources,

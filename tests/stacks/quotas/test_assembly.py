@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from stacks.checks.quotas import QuotaGateError, StackTemplate, measure_assembly, read_templates
-from stacks.checks.quotas import table as q
-from tests.stacks.checks.quotas.assemblies import (
+from stacks.quotas import QuotaGateError, StackTemplate, measure_assembly, read_templates
+from stacks.quotas import table as q
+from tests.stacks.quotas.assemblies import (
     ACCOUNT,
     compact_size,
     policy,

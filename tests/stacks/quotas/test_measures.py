@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from stacks.checks.quotas import QUOTAS, Measurement, measure_assembly, quota_problems
-from stacks.checks.quotas import table as q
-from tests.stacks.checks.quotas.assemblies import (
+from stacks.quotas import QUOTAS, Measurement, measure_assembly, quota_problems
+from stacks.quotas import table as q
+from tests.stacks.quotas.assemblies import (
     ACCOUNT,
     OTHER_ACCOUNT,
     compact_size,

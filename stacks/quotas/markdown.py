@@ -5,21 +5,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from stacks.checks.quotas.measures import Measurement
-from stacks.checks.quotas.table import QUOTAS, Bound
+from stacks.quotas.measures import Measurement
+from stacks.quotas.table import QUOTAS, Bound
 
 INTRODUCTION = """\
 # AWS quotas the synth checks
 
 The local AWS (moto) enforces none of these, and neither cfn-lint nor cdk-nag measures the
 policies, so a template that crosses one deploys locally and fails on AWS, in one account,
-after the others may have changed. The quota gate (`stacks/checks/quotas/`) reads every
+after the others may have changed. The quota gate (`stacks/quotas/`) reads every
 template of the cloud assembly after the synth and refuses with one line per problem:
 
     <template>: <resource>: <quota>: <found> > <AWS's number> <unit>; <what to change>
 
 It runs in `stacks.checks.gates.synth`, so the tests and the main job check every template
-they synthesize. `python -m stacks.checks.quotas cdk.out` prints the largest use of each quota
+they synthesize. `python -m stacks.quotas cdk.out` prints the largest use of each quota
 in an assembly (exit code 1 and the problems when one is crossed).
 
 How sizes are counted: AWS counts a policy once CloudFormation has put the real names and ARNs
@@ -30,7 +30,7 @@ longest name. An intrinsic the gate does not know counts as its own JSON. Quotas
 stacks (aliases per key, filters per log group, a function's policy, roles per account) count
 what the whole assembly creates; what already exists in the account shares them.
 
-The numbers live in `stacks/checks/quotas/table.py`, this table's one source.
+The numbers live in `stacks/quotas/table.py`, this table's one source.
 """
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from stacks.checks.cloud_assembly import read_cloud_assembly
+from stacks.cloud_assembly import read_cloud_assembly
 
 
 class ReaderError(ValueError):

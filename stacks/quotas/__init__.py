@@ -1,18 +1,18 @@
 """The quota gate: every synthesized template checked against each documented AWS quota the
 local AWS does not enforce (``docs/quotas.md``).
 
-:mod:`~stacks.checks.quotas.table` holds the numbers, their sources and how each is counted;
-:mod:`~stacks.checks.quotas.assembly` reads the templates and resolves their intrinsics;
-:mod:`~stacks.checks.quotas.measures` measures them. :func:`quota_problems` is what the synth
+:mod:`~stacks.quotas.table` holds the numbers, their sources and how each is counted;
+:mod:`~stacks.quotas.assembly` reads the templates and resolves their intrinsics;
+:mod:`~stacks.quotas.measures` measures them. :func:`quota_problems` is what the synth
 gate (:func:`stacks.checks.gates.synth`) refuses with, one line per problem.
 """
 
 from pathlib import Path
 
-from stacks.checks.quotas.assembly import QuotaGateError, StackTemplate, read_templates
-from stacks.checks.quotas.markdown import largest_uses, quotas_markdown, usage_line
-from stacks.checks.quotas.measures import Measurement, measure
-from stacks.checks.quotas.table import QUOTAS, Bound, Quota
+from stacks.quotas.assembly import QuotaGateError, StackTemplate, read_templates
+from stacks.quotas.markdown import largest_uses, quotas_markdown, usage_line
+from stacks.quotas.measures import Measurement, measure
+from stacks.quotas.table import QUOTAS, Bound, Quota
 
 
 def measure_assembly(assembly_dir: str | Path) -> list[Measurement]:

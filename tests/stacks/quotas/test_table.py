@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from stacks.checks.quotas import QUOTAS, quotas_markdown
-from stacks.checks.quotas.table import CLOUDFORMATION_OUTPUTS, CLOUDFORMATION_RESOURCES
+from stacks.quotas import QUOTAS, quotas_markdown
+from stacks.quotas.table import CLOUDFORMATION_OUTPUTS, CLOUDFORMATION_RESOURCES
 
-ROOT = Path(__file__).resolve().parents[4]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_docs_quotas_md_is_the_table_rendered() -> None:

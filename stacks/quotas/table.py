@@ -2,7 +2,7 @@
 does not enforce: one row each, with AWS's number, where AWS documents it, what the gate counts
 and how, and what to change when a template crosses it.
 
-This table is the one home of these numbers: the gate (:mod:`stacks.checks.quotas.measures`)
+This table is the one home of these numbers: the gate (:mod:`stacks.quotas.measures`)
 checks against them, ``docs/quotas.md`` renders them (a test keeps the two equal), and the
 stacks import them (``CLOUDFORMATION_RESOURCES.fixed``).
 """
