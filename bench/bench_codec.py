@@ -27,7 +27,7 @@ LOCAL_ARN = "arn:aws:sqs:eu-west-1:123456789012:prod-Sales"
 MODULES = (
     "cross_account_runtime.nservicebus.arn_header",
     "cross_account_runtime.nservicebus.transport_address",
-    "cross_account_runtime.nservicebus.wire_format",
+    "cross_account_runtime.nservicebus.wire_writing",
 )
 IMPORT_RUNS = 9
 TIMING_REPEATS = 5

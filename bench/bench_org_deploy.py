@@ -27,16 +27,16 @@ import scale_topologies
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from local_aws.conversation import (  # noqa: E402
+from local_aws.deployment import deploy_all  # noqa: E402
+from local_aws.lambda_poller import LambdaPoller  # noqa: E402
+from local_aws.moto.server import MotoServer  # noqa: E402
+from local_aws.scenarios.conversation import (  # noqa: E402
     REQUEST_TYPE,
     ConversationError,
     Handlers,
 )
-from local_aws.deployment import deploy_all  # noqa: E402
-from local_aws.lambda_poller import LambdaPoller  # noqa: E402
-from local_aws.moto_server import MotoServer  # noqa: E402
-from local_aws.peers import Peers  # noqa: E402
-from local_aws.traffic import conversation_pairs  # noqa: E402
+from local_aws.scenarios.peers import Peers  # noqa: E402
+from local_aws.scenarios.traffic import conversation_pairs  # noqa: E402
 from stacks.checks import gates  # noqa: E402
 from stacks.placement.placing import new_organization_plan  # noqa: E402
 from stacks.topology import parse_topology  # noqa: E402

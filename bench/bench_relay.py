@@ -4,7 +4,7 @@ earlier revision, in one run.
 Prints one JSON object:
 
 - ``handler_us_per_message``: the relay's batch processor
-  (:class:`cross_account_runtime.relay.batch.Relay`, what the Lambda entry point calls) on batches
+  (:class:`cross_account_runtime.relay.processor.Relay`, what the Lambda entry point calls) on batches
   of 10 records of 20 NServiceBus headers each, with a send function that records the request
   instead of calling SQS (so no network is measured) and the JSON log lines written to
   ``/dev/null``; for outbound stamping in both wire forms and with a time to be received (which
@@ -12,7 +12,7 @@ Prints one JSON object:
   released one (address headers translated), inbound conversion each way (an unwrapped message
   to a wrapping endpoint, a wrapped one to an unwrapping endpoint), and a native message passing
   through. ``core_us_per_message`` is the pure core
-  (:func:`cross_account_runtime.relay.decision.relay_message`) alone on the same records. Each
+  (:func:`cross_account_runtime.relay.core.relay_message`) alone on the same records. Each
   figure is the best of several timeit runs, for ``after`` (this tree) and ``before`` (the
   runtime package at ``--baseline-revision``, ``git archive``'d), measured in alternating fresh
   interpreters, :data:`ROUNDS` of each, listed, and ``best``, the least of the rounds (a
@@ -305,8 +305,8 @@ def microseconds_per_message(function: Callable[[], object]) -> float:
 
 def processing_figures() -> tuple[dict[str, float], dict[str, float]]:
     from cross_account_runtime.common.json_log import JsonLogger  # noqa: PLC0415
-    from cross_account_runtime.relay.batch import Relay  # noqa: PLC0415
-    from cross_account_runtime.relay.decision import relay_message  # noqa: PLC0415
+    from cross_account_runtime.relay.core import relay_message  # noqa: PLC0415
+    from cross_account_runtime.relay.processor import Relay  # noqa: PLC0415
     from cross_account_runtime.relay.sending import BatchResult  # noqa: PLC0415
 
     now = SENT_MILLISECONDS / 1000 + 5

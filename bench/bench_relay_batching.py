@@ -119,7 +119,7 @@ def _orchestrate() -> dict[str, Any]:
     _repository_on_path()
     import bench_support  # noqa: PLC0415 (beside this file)
 
-    from local_aws.moto_server import MotoServer  # noqa: PLC0415
+    from local_aws.moto.server import MotoServer  # noqa: PLC0415
 
     with tempfile.TemporaryDirectory() as scratch:
         baseline = bench_support.runtime_at(BASELINE_REVISION, Path(scratch) / "baseline")
@@ -157,7 +157,7 @@ def _orchestrate_slow_calls(sized_timeout: int) -> dict[str, Any]:
     _repository_on_path()
     import bench_support  # noqa: PLC0415 (beside this file)
 
-    from local_aws.moto_server import MotoServer  # noqa: PLC0415
+    from local_aws.moto.server import MotoServer  # noqa: PLC0415
 
     with tempfile.TemporaryDirectory() as scratch:
         baseline = bench_support.runtime_at(SLOW_BASELINE_REVISION, Path(scratch) / "baseline")
@@ -235,8 +235,8 @@ def _worker(endpoint: str) -> dict[str, Any]:
     import boto3  # noqa: PLC0415
 
     from cross_account_runtime.common.json_log import JsonLogger  # noqa: PLC0415
-    from cross_account_runtime.relay.batch import Relay  # noqa: PLC0415
     from cross_account_runtime.relay.config import RelayConfig  # noqa: PLC0415
+    from cross_account_runtime.relay.processor import Relay  # noqa: PLC0415
     from local_aws.accounts import route_sqs_by_queue_url  # noqa: PLC0415
     from local_aws.lambda_poller import lambda_record  # noqa: PLC0415
 
@@ -326,8 +326,8 @@ def _slow_worker(endpoint: str, timeout: int, route_max_receive_count: bool) -> 
     import boto3  # noqa: PLC0415
 
     from cross_account_runtime.common.json_log import JsonLogger  # noqa: PLC0415
-    from cross_account_runtime.relay.batch import Relay  # noqa: PLC0415
     from cross_account_runtime.relay.config import RelayConfig  # noqa: PLC0415
+    from cross_account_runtime.relay.processor import Relay  # noqa: PLC0415
     from local_aws.accounts import route_sqs_by_queue_url  # noqa: PLC0415
 
     session = boto3.session.Session()

@@ -57,11 +57,8 @@ from constructs_lib.relay_roles import RELAY_STACKS, relay_role_arn, relay_role_
 from constructs_lib.relay_timing import RelayTiming
 from constructs_lib.validation import require_account_ids, require_organization_ids, require_range
 from cross_account_runtime.common.partitions import partition_of
-from cross_account_runtime.nservicebus.transport_address import (
-    AddressError,
-    QueueArn,
-    parse_queue_arn,
-)
+from cross_account_runtime.nservicebus.locations import AddressError
+from cross_account_runtime.nservicebus.queue_arn import QueueArn, parse_queue_arn
 
 OUTBOUND_RELAY_ID = "OutboundRelay"
 INBOUND_RELAY_ID = "InboundRelay"

@@ -15,10 +15,10 @@ from constructs_lib._private.keywords import checked
 from constructs_lib._private.subscriptions import (
     QueueSubscription,
     set_filter_policy,
-    subscribed_queue,
     subscription_dead_letter_queue,
 )
 from constructs_lib.endpoint_queue import IEndpointQueue
+from constructs_lib.endpoint_queue.queue import subscribed_queue
 from constructs_lib.filter_policy import FilterPolicyScope
 from constructs_lib.queue_naming import subscription_dead_letter_queue_name
 from constructs_lib.validation import require_topic_arn
@@ -75,7 +75,7 @@ class CrossAccountQueueSubscription(Construct):
             )
         require_topic_arn("topic_arn", topic_arn)
         topic = sns.Topic.from_topic_arn(self, "Topic", topic_arn)
-        _, key = subscribed_queue("queue", queue)
+        subscribed = subscribed_queue("queue", queue)
         # SNS wants a subscription's DLQ of its topic's kind, whatever the queue's.
         self.dead_letter_queue = subscription_dead_letter_queue(
             self,
@@ -83,11 +83,11 @@ class CrossAccountQueueSubscription(Construct):
             queue_name=subscription_dead_letter_queue_name(
                 topic_arn.rsplit(":", 1)[1], subscription_name
             ),
-            key=key,
+            key=subscribed.key,
             fifo=topic.fifo,
         )
         self.subscription = QueueSubscription(
-            queue,
+            subscribed,
             raw_message_delivery=raw_message_delivery,
             dead_letter_queue=self.dead_letter_queue,
         ).subscribe(topic)

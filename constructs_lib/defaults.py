@@ -11,6 +11,8 @@ from __future__ import annotations
 from aws_cdk import Duration, Size
 from aws_cdk import aws_logs as logs
 
+from constructs_lib.validation import range_problem
+from cross_account_runtime.nservicebus.redrive import MAX_RECEIVE_COUNT_RANGE
 from cross_account_runtime.sns_endpoint.config import DEFAULT_REPLAY_WINDOW_SECONDS
 
 # Endpoint queues ---------------------------------------------------------------------------
@@ -50,11 +52,44 @@ def max_receive_count_problem(max_receive_count: int, immediate_retries: int) ->
     )
 
 
+def endpoint_receives(
+    immediate_retries: int,
+    max_receive_count: int | None,
+    *,
+    fields: tuple[str, str] = ("immediate_retries", "max_receive_count"),
+) -> tuple[int, int, list[tuple[str, str]]]:
+    """The one check of an endpoint queue's receives, for an :class:`~constructs_lib.EndpointQueue`
+    and a topology's endpoint alike: the immediate retries leave at least one receive within
+    SQS's range (:data:`~cross_account_runtime.nservicebus.redrive.MAX_RECEIVE_COUNT_RANGE`);
+    ``max_receive_count`` (``None``: :func:`default_max_receive_count`) is within that range and
+    lets every immediate retry happen (:func:`max_receive_count_problem`).
+
+    Returns the immediate retries and the ``maxReceiveCount``, each its default where it was
+    refused, and the ``(field, problem)`` of each refusal in the order checked, ``fields``
+    naming the two values."""
+    retries_field, receives_field = fields
+    low, high = MAX_RECEIVE_COUNT_RANGE
+    problems: list[tuple[str, str]] = []
+    retries_problem = range_problem(immediate_retries, 0, high - 1)
+    if retries_problem is not None:
+        problems.append((retries_field, retries_problem))
+        immediate_retries = IMMEDIATE_RETRIES
+    default = default_max_receive_count(immediate_retries)
+    if max_receive_count is None:
+        max_receive_count = default
+    receives_problem = range_problem(max_receive_count, low, high)
+    if receives_problem is not None:
+        problems.append((receives_field, receives_problem))
+        max_receive_count = default
+    floor_problem = max_receive_count_problem(max_receive_count, immediate_retries)
+    if floor_problem is not None:
+        problems.append((receives_field, floor_problem))
+    return immediate_retries, max_receive_count, problems
+
+
 MAX_RECEIVE_COUNT = default_max_receive_count(IMMEDIATE_RETRIES)
 """Receives before SQS moves a message to the endpoint queue's dead-letter queue, with
 NServiceBus's default immediate retries."""
-MAX_RECEIVE_COUNT_RANGE = (1, 1000)
-"""What SQS accepts for ``maxReceiveCount``."""
 DELAY_QUEUE_DELAY = Duration.seconds(900)
 """The delivery delay of an endpoint's ``<queue>-delay.fifo``: the released transport sends
 delays over 15 minutes there and refuses to start unless the queue delays every message at

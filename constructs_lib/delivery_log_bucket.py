@@ -30,7 +30,7 @@ from constructs_lib.defaults import (
     MIN_INFREQUENT_ACCESS_AFTER_DAYS,
 )
 from constructs_lib.validation import require_range
-from cross_account_runtime.delivery_report.bucket_layout import (
+from cross_account_runtime.delivery_report.bucket_paths import (
     ERROR_PREFIX,
     LOG_PREFIX,
     REPORT_PREFIX,

@@ -2,7 +2,7 @@
 
 Member accounts subscribe their topic delivery log groups to the destination (see
 :meth:`DeliveryLoggedTopic.stream_logs_to`); CloudWatch Logs hands the batches to Firehose,
-which writes them under a day prefix (:mod:`cross_account_runtime.delivery_report.bucket_layout`). The
+which writes them under a day prefix (:mod:`cross_account_runtime.delivery_report.bucket_paths`). The
 destination's policy admits exactly the declared accounts, and the role CloudWatch Logs assumes
 to reach Firehose may be used only on behalf of those accounts' log groups (``aws:SourceArn``).
 """
@@ -30,7 +30,7 @@ from constructs_lib.defaults import (
 )
 from constructs_lib.delivery_log_bucket import DeliveryLogBucket
 from constructs_lib.validation import require_account_ids
-from cross_account_runtime.delivery_report.bucket_layout import (
+from cross_account_runtime.delivery_report.bucket_paths import (
     FIREHOSE_ERROR_PREFIX,
     FIREHOSE_PREFIX,
 )

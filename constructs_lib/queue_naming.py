@@ -1,7 +1,7 @@
 """Queue names as NServiceBus endpoints compute them, checked against SQS's rules at synth.
 
 The stacks must create exactly the queue an endpoint will look up by name, so the names come
-from the runtime's own generator (:func:`cross_account_runtime.nservicebus.transport_address.default_queue_name`: prefix
+from the runtime's own generator (:func:`cross_account_runtime.nservicebus.queue_name_generator.default_queue_name`: prefix
 applied once, other characters replaced by ``-``) and are checked against SQS's limits before
 CloudFormation ever sees them. A prefix the generator would rewrite is refused: with it an
 endpoint looks up a different queue (``DEV-DEV-Sales``) than its address names (``DEV-Sales``).
@@ -9,11 +9,13 @@ endpoint looks up a different queue (``DEV-DEV-Sales``) than its address names (
 
 from __future__ import annotations
 
-from cross_account_runtime.nservicebus.transport_address import (
+from cross_account_runtime.nservicebus.locations import AddressError
+from cross_account_runtime.nservicebus.queue_arn import (
     FIFO_SUFFIX,
     MAX_QUEUE_NAME_LENGTH,
-    AddressError,
     check_queue_name,
+)
+from cross_account_runtime.nservicebus.queue_name_generator import (
     check_queue_name_prefix,
     default_queue_name,
 )

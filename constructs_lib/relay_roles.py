@@ -17,7 +17,7 @@ import re
 
 from constructs_lib.defaults import RELAY_STACK_NUMBER
 from constructs_lib.validation import require_account_ids
-from cross_account_runtime.relay.config import RelayDirection
+from cross_account_runtime.relay.config_format import RelayDirection
 
 IAM_ROLE_NAME_MAX = 64
 """IAM's limit on a role's name."""

@@ -2,7 +2,7 @@
 how many receives they allow: all three follow from the batch size.
 
 A relay sends a batch of ``B`` messages in ``ceil(B / 10)`` ``SendMessageBatch`` calls (ten
-entries a call, :data:`~cross_account_runtime.relay.batching.MAX_BATCH_ENTRIES`), made one
+entries a call, :data:`~cross_account_runtime.relay.send_batches.MAX_BATCH_ENTRIES`), made one
 after the other. A call gives up within
 :data:`~cross_account_runtime.common.aws_clients.WORST_CASE_CALL_SECONDS` (35 s: four
 attempts of 2 s to connect and 5 s to read, and the backoff between them), and the relay starts
@@ -44,7 +44,7 @@ from constructs_lib.defaults import (
 )
 from constructs_lib.validation import require_range
 from cross_account_runtime.common.aws_clients import WORST_CASE_CALL_SECONDS
-from cross_account_runtime.relay.batching import MAX_BATCH_ENTRIES
+from cross_account_runtime.relay.send_batches import MAX_BATCH_ENTRIES
 
 
 @dataclass(frozen=True)

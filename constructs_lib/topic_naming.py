@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Final, NoReturn
 
+from cross_account_runtime.nservicebus.queue_arn import FIFO_SUFFIX
 from cross_account_runtime.nservicebus.topic_name import (
     MAX_TOPIC_NAME_LENGTH,
     TopicNameError,
@@ -30,7 +31,6 @@ from cross_account_runtime.nservicebus.topic_name import (
 
 __all__ = ["TopicNameError", "check_event_type", "event_topic_name", "topic_name_problem"]
 
-FIFO_SUFFIX: Final = ".fifo"
 _TOPIC_NAME_CHARACTERS: Final = frozenset(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 )

@@ -36,10 +36,19 @@ def require_role_arn(name: str, role_arn: str) -> str:
     return parts[4]
 
 
-def require_range(name: str, value: int, low: int, high: int) -> None:
-    """Refuse a whole number outside ``low..high``."""
+def range_problem(value: object, low: int, high: int) -> str | None:
+    """Why ``value`` is not a whole number from ``low`` to ``high``, or None: the one wording
+    of a range refusal, for a construct's keyword and a topology's field alike."""
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise ValueError(f"{name}: must be a whole number from {low} to {high}, got {value!r}")
+        return f"must be a whole number from {low} to {high}, got {value!r}"
+    return None
+
+
+def require_range(name: str, value: int, low: int, high: int) -> None:
+    """Refuse a whole number outside ``low..high`` (:func:`range_problem`)."""
+    problem = range_problem(value, low, high)
+    if problem is not None:
+        raise ValueError(f"{name}: {problem}")
 
 
 def require_account_ids(name: str, values: Iterable[str]) -> None:

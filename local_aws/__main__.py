@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import TypeVar
 
 from local_aws.accounts import AccountCredentials
-from local_aws.delivery_logs import DEFAULT_RECORDS, run_delivery_logs
 from local_aws.deployment import deploy_all, pre_deploy_check
 from local_aws.inventory import read_inventory
-from local_aws.moto_server import MotoServer
-from local_aws.traffic import run_traffic
+from local_aws.moto.server import MotoServer
+from local_aws.scenarios.delivery_logs import DEFAULT_RECORDS, run_delivery_logs
+from local_aws.scenarios.traffic import run_traffic
 from stacks.checks import access_report, gates
 from stacks.placement.deployed import deployed_units
 from stacks.placement.placing import recover

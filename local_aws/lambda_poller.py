@@ -54,9 +54,9 @@ from typing import Any
 import boto3
 
 import cross_account_runtime
-from cross_account_runtime.nservicebus.transport_address import parse_queue_arn
+from cross_account_runtime.nservicebus.queue_arn import parse_queue_arn
 from local_aws.accounts import AccountCredentials, routed_session
-from local_aws.moto_lambda_code import download_code
+from local_aws.moto.lambda_code import download_code
 
 RUNTIME_PACKAGE = cross_account_runtime.__name__
 MAX_WARNING_LINES = 10

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# The test command: lint, then the type check beside the whole pytest suite (synth gates, moto,
-# Spark); fails if either fails.
+# The test command: lint and the layering (docs/architecture.md), then the type check beside the
+# whole pytest suite (synth gates, moto, Spark); fails if either fails.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh" --all
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 echo "== ruff" >&2
 ruff check .
 ruff format --check .
+echo "== import-linter" >&2
+lint-imports --no-cache
 
 # mypy takes a core for a minute or more on a fresh clone, while the tests leave part of the
 # machine idle (waiting on the CDK CLI, moto and the JVM): run side by side, mypy costs little.

@@ -15,7 +15,7 @@ from constructs import Construct
 from constructs_lib import DeliveryLogBucket, DeliveryLogStream, DeliveryReportJob
 from constructs_lib.defaults import LOG_DESTINATION_NAME
 from constructs_lib.delivery_log_stream import destination_arn
-from cross_account_runtime.delivery_report.bucket_layout import bucket_name
+from cross_account_runtime.delivery_report.bucket_paths import bucket_name
 from stacks.topology import Account, AnalyticsSettings, Topology
 
 STACK_NAME_PREFIX = "DeliveryLogs-"

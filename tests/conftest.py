@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from pyspark.sql import SparkSession
 
-from local_aws.moto_server import MotoServer
+from local_aws.moto.server import MotoServer
 from stacks.app_builder import topology_from_context
 from stacks.checks import gates
 from stacks.placement.plan import committed_plan

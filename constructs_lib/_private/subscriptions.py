@@ -11,7 +11,7 @@ Used by :class:`~constructs_lib.DeliveryLoggedTopic`, by topics imported with
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import jsii
 from aws_cdk import ArnFormat, Names, RemovalPolicy, Stack, Token
@@ -26,7 +26,6 @@ from constructs_lib._private.cdk_types import computed_queue_arn, literal_topic_
 from constructs_lib._private.grants import TOPIC_KEY_ACTIONS, Grantees, KeyGrants, sns_principal
 from constructs_lib._private.secure_queue import secure_queue
 from constructs_lib.defaults import DEAD_LETTER_RETENTION
-from constructs_lib.endpoint_queue import EndpointQueue, IEndpointQueue
 from constructs_lib.filter_policy import FilterPolicyScope, check_filter_policy
 from constructs_lib.validation import require_customer_managed_queue_key, require_https_url
 from cross_account_runtime.delivery_policy.policy import HttpDeliveryPolicy
@@ -182,15 +181,17 @@ def _topic_named(topic: sns.ITopic) -> str:
     return repr(name) if name is not None else topic.node.path
 
 
-def subscribed_queue(
-    field: str, queue: IEndpointQueue | sqs.IQueue
-) -> tuple[sqs.IQueue, kms.IKey | None]:
-    """The queue an SQS subscription delivers to and its key, from an endpoint queue or an
-    aws-cdk-lib queue; a queue SNS could not deliver to is refused, naming ``field``."""
-    if isinstance(queue, IEndpointQueue):
-        return queue.queue, queue.encryption_key
-    require_customer_managed_queue_key(field, queue)
-    return queue, queue.encryption_master_key
+class SubscribedQueue(NamedTuple):
+    """The queue an SQS subscription delivers to, as the construct it was given tells it
+    (``subscribed_queue`` of :mod:`constructs_lib.endpoint_queue.queue`)."""
+
+    queue: sqs.IQueue
+    key: kms.IKey | None
+    """The key SNS encrypts the queue's messages with; ``None`` for SSE-SQS."""
+    admit_topic: Callable[[str], None] | None = None
+    """How the queue's own construct admits a topic among every topic it admits (an
+    :class:`~constructs_lib.EndpointQueue`'s ``add_sender_topics``); ``None`` where the
+    subscription writes a statement of its own."""
 
 
 @jsii.implements(sns.ITopicSubscription)
@@ -201,10 +202,10 @@ class QueueSubscription:
     unless the app sets ``@aws-cdk/aws-sns-subscriptions:restrictSqsDescryption``.
 
     For an :class:`~constructs_lib.EndpointQueue` the queue admits the topic among every topic
-    it admits (:meth:`~constructs_lib.EndpointQueue.add_sender_topics`) instead of in a
-    statement of its own, and its key lets SNS encrypt for the queue alone; any other queue
-    of this app gets ``SqsSubscription``'s statement and, on a key of this app, a grant
-    conditioned on the topic. The queue's and key's policies of an imported queue are its
+    it admits (:meth:`~constructs_lib.EndpointQueue.add_sender_topics`, the queue's
+    ``admit_topic``) instead of in a statement of its own, and its key lets SNS encrypt for the
+    queue alone; any other queue of this app gets ``SqsSubscription``'s statement and, on a key
+    of this app, a grant conditioned on the topic. The queue's and key's policies of an imported queue are its
     owner's. The subscription's dead-letter queue's key admits SNS for the topic too
     (:func:`admit_topic_to_dead_letter_queue`).
 
@@ -216,13 +217,12 @@ class QueueSubscription:
 
     def __init__(
         self,
-        queue: IEndpointQueue | sqs.IQueue,
+        queue: SubscribedQueue,
         *,
         raw_message_delivery: bool,
         dead_letter_queue: sqs.IQueue,
     ) -> None:
-        self._endpoint = queue if isinstance(queue, EndpointQueue) else None
-        self._queue, self._key = subscribed_queue("queue", queue)
+        self._queue, self._key, self._admit_topic = queue
         require_customer_managed_queue_key("dead_letter_queue", dead_letter_queue)
         self._raw_message_delivery = raw_message_delivery
         self._dead_letter_queue = dead_letter_queue
@@ -238,8 +238,8 @@ class QueueSubscription:
         """Admit ``topic`` on the queue (and the keys) and say where the subscription goes."""
         queue = self._queue
         principal = sns_principal(topic.topic_arn, queue)
-        if self._endpoint is not None:
-            self._endpoint.add_sender_topics(topic.topic_arn)
+        if self._admit_topic is not None:
+            self._admit_topic(topic.topic_arn)
             # The queue's policy exists from the start (it denies requests without TLS); the
             # topic's statement joins it at synth.
             dependency: IDependable | None = queue.node.find_child("Policy")

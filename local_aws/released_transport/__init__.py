@@ -9,10 +9,15 @@ this project's runtime: nothing here imports ``cross_account_runtime``, ``constr
 ``stacks``, so the model can judge them. ``docs/released_transport.md`` says what is modelled
 and what is not.
 
-Entry points: :class:`~local_aws.released_transport.endpoint.ReleasedEndpoint`,
-:class:`~local_aws.released_transport.service_control.ServiceControl` (the main instance),
-:class:`~local_aws.released_transport.service_control_audit.ServiceControlAudit`,
-:class:`~local_aws.released_transport.service_control_monitoring.ServiceControlMonitoring`,
-:func:`~local_aws.released_transport.service_control_view.endpoint_views` and
-:class:`~local_aws.released_transport.arn_aware.ArnAwareEndpoint`.
+One package per product, each importing only those before it: ``dotnet`` (the .NET rules),
+``core`` (NServiceBus core), ``transport`` (NServiceBus.AmazonSQS), ``plugins`` (the platform's
+plugins), ``endpoint`` (an endpoint composed of them), ``service_control`` (ServiceControl's
+instances) and ``arn_aware`` (the seed's endpoint); ``headers`` names every header once, for all.
+
+Entry points: :class:`~local_aws.released_transport.endpoint.released_endpoint.ReleasedEndpoint`,
+:class:`~local_aws.released_transport.service_control.main_instance.ServiceControl` (the main
+instance), :class:`~local_aws.released_transport.service_control.audit.ServiceControlAudit`,
+:class:`~local_aws.released_transport.service_control.monitoring.ServiceControlMonitoring`,
+:func:`~local_aws.released_transport.service_control.view.endpoint_views` and
+:class:`~local_aws.released_transport.arn_aware.endpoint.ArnAwareEndpoint`.
 """

@@ -10,6 +10,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from cross_account_runtime.nservicebus.queue_arn import FIFO_SUFFIX
 from stacks.quotas.assembly import StackTemplate, compact_json
 from stacks.quotas.table import (
     CLOUDFORMATION_DESCRIPTION_BYTES,
@@ -217,7 +218,7 @@ def _event_sources(stack: StackTemplate) -> Iterator[Measurement]:
             and stack.resources[queue_id].get("Type") == "AWS::SQS::Queue"
             else None
         )
-        fifo = source.endswith(".fifo") or (
+        fifo = source.endswith(FIFO_SUFFIX) or (
             queue is not None and str(queue.get("FifoQueue", "")).lower() == "true"
         )
         batch = number(props.get("BatchSize"), EVENT_SOURCE_DEFAULT_BATCH_SIZE)

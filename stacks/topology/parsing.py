@@ -19,10 +19,8 @@ from constructs_lib.defaults import (
     KEY_GRANULARITY,
     MAX_MESSAGE_AGE_RANGE_SECONDS,
     MAX_MESSAGE_AGE_SECONDS,
-    MAX_RECEIVE_COUNT_RANGE,
     WRAP_OUTGOING_MESSAGES,
-    default_max_receive_count,
-    max_receive_count_problem,
+    endpoint_receives,
 )
 from constructs_lib.queue_naming import (
     QueueNameError,
@@ -38,6 +36,7 @@ from cross_account_runtime.common.json_document import (
     JsonDocumentError,
     decode_json_document,
 )
+from cross_account_runtime.nservicebus.redrive import dead_letter_kind_problem
 from stacks.topology.analytics import parse_analytics
 from stacks.topology.bridge import plan_bridge
 from stacks.topology.field_checker import FieldChecker
@@ -244,25 +243,13 @@ def _parse_queue(
     fifo = check.boolean(obj, "fifo", path, False)
     arn_aware = check.boolean(obj, "arnAware", path, False)
     wraps = check.boolean(obj, "wrapOutgoingMessages", path, WRAP_OUTGOING_MESSAGES)
-    retries = check.integer(
-        obj,
-        "immediateRetries",
-        path,
-        default=IMMEDIATE_RETRIES,
-        low=0,
-        high=MAX_RECEIVE_COUNT_RANGE[1] - 1,
+    retries, max_receive, problems = endpoint_receives(
+        obj.get("immediateRetries", IMMEDIATE_RETRIES),
+        obj.get("maxReceiveCount"),
+        fields=("immediateRetries", "maxReceiveCount"),
     )
-    max_receive = check.integer(
-        obj,
-        "maxReceiveCount",
-        path,
-        default=default_max_receive_count(retries),
-        low=MAX_RECEIVE_COUNT_RANGE[0],
-        high=MAX_RECEIVE_COUNT_RANGE[1],
-    )
-    problem = max_receive_count_problem(max_receive, retries)
-    if problem is not None:
-        check.fail(f"{path}.maxReceiveCount", problem)
+    for field, problem in problems:
+        check.fail(f"{path}.{field}", problem)
     if name is not None and not NAME.match(name):
         check.fail(
             f"{path}.name",
@@ -320,13 +307,11 @@ def _parse_dead_letter_queue(
     if obj is None:
         return None
     check.unknown_keys(obj, _DLQ_KEYS, path)
-    dlq_fifo = obj.get("fifo", fifo)
-    if dlq_fifo is not fifo:
-        kind = "FIFO" if fifo else "standard"
-        check.fail(
-            f"{path}.fifo",
-            f"a {kind} queue needs a {kind} dead-letter queue (SQS refuses a mixed redrive); set fifo to {str(fifo).lower()}",
-        )
+    problem = dead_letter_kind_problem(
+        repr(queue_name), fifo=fifo, dead_letter_fifo=check.boolean(obj, "fifo", path, fifo)
+    )
+    if problem is not None:
+        check.fail(f"{path}.fifo", f"{problem}; set fifo to {str(fifo).lower()}")
         return None
     explicit = check.string(obj, "queueName", path, required=False)
     try:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 
-from cross_account_runtime.nservicebus.transport_address import AddressError, check_region
+from cross_account_runtime.nservicebus.locations import AddressError, check_region
 
 PARTITIONS = ("aws", "aws-cn", "aws-us-gov")
 """The partitions the stacks and the relay support (no isolated ones)."""

@@ -26,6 +26,7 @@ from constructs_lib.filter_policy import FilterPolicyScope, filter_policy_proble
 from constructs_lib.topic_naming import TopicNameError, event_topic_name, topic_name_problem
 from constructs_lib.validation import ORGANIZATION_ID, https_url_problem
 from cross_account_runtime.delivery_policy.policy import DeliveryPolicyError, HttpDeliveryPolicy
+from cross_account_runtime.nservicebus.queue_arn import FIFO_SUFFIX
 from stacks.topology.field_checker import FieldChecker
 
 LAMBDA_ARN = re.compile(
@@ -87,7 +88,7 @@ class Topic:
     @property
     def topic_name(self) -> str:
         """The SNS topic name (FIFO topics end in ``.fifo``)."""
-        return f"{self.name}.fifo" if self.fifo else self.name
+        return self.name + FIFO_SUFFIX if self.fifo else self.name
 
 
 _TOPIC_KEYS = (
@@ -136,7 +137,7 @@ def parse_topics(
         )
         log_all = check.boolean(obj, "logAllProtocols", path, False)
         if name is not None:
-            problem = topic_name_problem(name + (".fifo" if fifo else ""), fifo=fifo)
+            problem = topic_name_problem(name + (FIFO_SUFFIX if fifo else ""), fifo=fifo)
             if problem is not None:
                 check.fail(f"{path}.name", f"{problem} (FIFO's '.fifo' is added)")
                 name = None

@@ -20,9 +20,11 @@ SKIPPED_PARAMETERS = {"self", "cls", "scope", "construct_id"}
 
 
 def public_modules() -> Iterator[str]:
-    for module in pkgutil.iter_modules(constructs_lib.__path__):
-        if not module.name.startswith("_"):
-            yield f"{constructs_lib.__name__}.{module.name}"
+    """The package's modules, those of its construct families' packages too, but not
+    ``_private`` (nor any other module or package named with ``_``)."""
+    for module in pkgutil.walk_packages(constructs_lib.__path__, f"{constructs_lib.__name__}."):
+        if not any(part.startswith("_") for part in module.name.split(".")):
+            yield module.name
 
 
 def public_types() -> set[str]:

@@ -324,7 +324,7 @@ MISUSES: dict[str, tuple[Callable[[Stack], object], type[Exception], str]] = {
     "an endpoint queue where an aws-cdk-lib queue is meant": (
         lambda s: EndpointQueue.from_queue(s, "Q", EndpointQueue(s, "E", endpoint_name="E")),  # type: ignore[arg-type]
         TypeError,
-        r"^queue: expected aws_sqs.IQueue, got a constructs_lib.endpoint_queue.EndpointQueue",
+        r"^queue: expected aws_sqs.IQueue, got a constructs_lib\.endpoint_queue\.queue\.EndpointQueue",
     ),
     "a queue encrypted with alias/aws/sqs": (
         lambda s: EndpointQueue.from_queue(

@@ -18,15 +18,16 @@ from aws_cdk.assertions import Template
 
 from constructs_lib import EndpointQueue, MessageBodyBucket, RelayTiming
 from constructs_lib.cross_account_relay import (
-    CONFIGURATION_FILE,
     CrossAccountRelay,
     MessageForm,
     ReceiverAddressing,
     RelayDirection,
     RelayRoute,
 )
+from constructs_lib.cross_account_relay.configuration_file import CONFIGURATION_FILE
 from constructs_lib.queue_naming import dead_letter_queue_name, ingress_queue_name
 from cross_account_runtime.relay import config as relay_config
+from cross_account_runtime.relay import config_format
 from stacks.quotas import quota_problems
 from stacks.topology import Topology, parse_topology
 from stacks.topology.bridge import plan_bridge
@@ -106,7 +107,7 @@ def one(template: Template, kind: str) -> dict[str, Any]:
 
 def test_the_construct_takes_the_runtimes_relay_direction_so_both_read_one_value() -> None:
     """What the construct writes into RELAY_DIRECTION is what the relay reads back."""
-    assert RelayDirection is relay_config.RelayDirection
+    assert RelayDirection is config_format.RelayDirection
 
 
 def test_the_function_runs_the_relay_named_its_configuration_file_and_home(

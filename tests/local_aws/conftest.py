@@ -1,5 +1,4 @@
-"""The example deployed once to the run's local AWS, accounts of their own for a test, and a
-module's own ``topology`` deployed with its peers playing the endpoints."""
+"""The example deployed once to the run's local AWS, and accounts of their own for a test."""
 
 from __future__ import annotations
 
@@ -8,59 +7,42 @@ from pathlib import Path
 import pytest
 
 from local_aws.accounts import AccountCredentials
-from local_aws.conversation import Handlers
 from local_aws.deployment import deploy_all
-from local_aws.lambda_poller import LambdaPoller
-from local_aws.peers import Peers
+from local_aws.inventory import AccountInventory, read_inventory
 from stacks.app_builder import topology_from_context
-from stacks.checks import gates
-from stacks.placement.placing import new_organization_plan
-from stacks.topology import Topology
 from tests.local_aws.accounts import fresh_account
+
+INVENTORY_AT_DEPLOY = pytest.StashKey[dict[str, AccountInventory]]()
 
 
 @pytest.fixture(scope="session")
-def example_deployment(example_assembly: Path, moto_endpoint: str) -> dict[str, AccountCredentials]:
+def example_deployment(
+    request: pytest.FixtureRequest, example_assembly: Path, moto_endpoint: str
+) -> dict[str, AccountCredentials]:
     """Every account of the example deployed with the CDK CLI, credentials per account name.
 
     Deploying the same assembly again (as ``test_local_deploy`` does for itself) finds no
-    changes, so both share one deployment whichever runs first.
+    changes, so both share one deployment whichever runs first. Each account's inventory is
+    read at once, before any scenario starts its endpoints: ServiceControl creates its own
+    queues when it starts, as the released one does when installed, and those are not the
+    deploy's.
     """
-    return deploy_all(topology_from_context(None), example_assembly, moto_endpoint)
+    credentials = deploy_all(topology_from_context(None), example_assembly, moto_endpoint)
+    request.config.stash[INVENTORY_AT_DEPLOY] = {
+        name: read_inventory(c, moto_endpoint) for name, c in credentials.items()
+    }
+    return credentials
+
+
+@pytest.fixture(scope="session")
+def example_inventory(
+    request: pytest.FixtureRequest, example_deployment: dict[str, AccountCredentials]
+) -> dict[str, AccountInventory]:
+    """Each account of the example as its deploy left it (see ``example_deployment``)."""
+    return request.config.stash[INVENTORY_AT_DEPLOY]
 
 
 @pytest.fixture
 def new_account(moto_endpoint: str) -> AccountCredentials:
     """Credentials of an account nothing else in the run uses."""
     return fresh_account(moto_endpoint)
-
-
-@pytest.fixture(scope="module")
-def module_deployment(
-    topology: Topology, tmp_path_factory: pytest.TempPathFactory, moto_endpoint: str
-) -> dict[str, AccountCredentials]:
-    """The module's ``topology`` fixture, placed as a new organization's, synthesized through
-    the gates and deployed (in accounts no other module uses: a stack deployed twice under one
-    name hits moto's change-set bugs), credentials per account name."""
-    outdir = tmp_path_factory.mktemp("deployment") / "cdk.out"
-    assembly = gates.synth(topology, new_organization_plan(topology), outdir)
-    return deploy_all(topology, assembly, moto_endpoint)
-
-
-@pytest.fixture(scope="module")
-def handlers() -> Handlers:
-    """The demo's handlers for the module's peers, recording every delivery."""
-    return Handlers()
-
-
-@pytest.fixture(scope="module")
-def peers(
-    topology: Topology,
-    module_deployment: dict[str, AccountCredentials],
-    moto_endpoint: str,
-    handlers: Handlers,
-) -> Peers:
-    """The module's endpoints and ServiceControl, played by the transport model, with the
-    relays through the Lambda poller."""
-    poller = LambdaPoller(list(module_deployment.values()), moto_endpoint)
-    return Peers(topology, module_deployment, poller, handlers)

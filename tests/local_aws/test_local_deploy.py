@@ -10,9 +10,8 @@ from typing import Any
 
 import pytest
 
-from local_aws.accounts import AccountCredentials
 from local_aws.cdk_cli import CDK_BIN
-from local_aws.inventory import AccountInventory, read_inventory
+from local_aws.inventory import AccountInventory
 from stacks.app_builder import topology_from_context
 from stacks.checks import access_report
 from stacks.placement.plan import committed_plan
@@ -23,17 +22,10 @@ ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.moto, pytest.mark.synth]
 
 
-@pytest.fixture(scope="module")
-def deployed(
-    example_deployment: dict[str, AccountCredentials], moto_endpoint: str
-) -> dict[str, AccountInventory]:
-    return {name: read_inventory(c, moto_endpoint) for name, c in example_deployment.items()}
-
-
 def test_every_account_has_its_stacks_and_nothing_else(
-    deployed: dict[str, AccountInventory],
+    example_inventory: dict[str, AccountInventory],
 ) -> None:
-    assert {name: inv.stacks for name, inv in deployed.items()} == {
+    assert {name: inv.stacks for name, inv in example_inventory.items()} == {
         "Sales": {"CDKToolkit": "CREATE_COMPLETE", "Messaging-Sales": "CREATE_COMPLETE"},
         "Billing": {"CDKToolkit": "CREATE_COMPLETE", "Messaging-Billing": "CREATE_COMPLETE"},
         "Ops": {
@@ -45,13 +37,13 @@ def test_every_account_has_its_stacks_and_nothing_else(
 
 
 def test_the_ops_account_holds_the_log_bucket_the_stream_and_the_spark_application(
-    deployed: dict[str, AccountInventory],
+    example_inventory: dict[str, AccountInventory],
 ) -> None:
-    ops = deployed["Ops"]
+    ops = example_inventory["Ops"]
     assert "messaging-delivery-logs-333333333333-us-east-1" in ops.buckets
     assert [s for s in ops.delivery_streams if s.startswith("DeliveryLogs-Ops-LogStream")] != []
     assert ops.spark_applications == ("delivery-report (emr-spark-8.0.0)",)
-    assert deployed["Billing"].spark_applications == ()
+    assert example_inventory["Billing"].spark_applications == ()
 
 
 def expected_queues(topology: Topology, account: str) -> set[str]:
@@ -66,10 +58,10 @@ def expected_queues(topology: Topology, account: str) -> set[str]:
 
 @pytest.mark.parametrize("account", ["Sales", "Billing", "Ops"])
 def test_every_queue_exists_in_its_account(
-    deployed: dict[str, AccountInventory], account: str
+    example_inventory: dict[str, AccountInventory], account: str
 ) -> None:
     topology = topology_from_context(None)
-    assert deployed[account].queue_arns == expected_queues(topology, account)
+    assert example_inventory[account].queue_arns == expected_queues(topology, account)
 
 
 @pytest.mark.parametrize(
@@ -81,9 +73,9 @@ def test_every_queue_exists_in_its_account(
     ],
 )
 def test_each_endpoint_queue_redrives_to_its_dlq_and_uses_its_key(
-    deployed: dict[str, AccountInventory], account: str, account_id: str, queue: str
+    example_inventory: dict[str, AccountInventory], account: str, account_id: str, queue: str
 ) -> None:
-    inventory = deployed[account]
+    inventory = example_inventory[account]
     arn = f"arn:aws:sqs:us-east-1:{account_id}:{queue}"
     main = next(q for q in inventory.queues if q.arn == arn)
     dlq = next(q for q in inventory.queues if q.arn == f"{arn}-dlq")
@@ -96,10 +88,10 @@ def test_each_endpoint_queue_redrives_to_its_dlq_and_uses_its_key(
 
 
 def test_the_topic_and_its_delivery_log_groups_exist_in_the_publisher_account(
-    deployed: dict[str, AccountInventory],
+    example_inventory: dict[str, AccountInventory],
 ) -> None:
     """Sales holds the anchor topic of the event for Shipping, its message-driven subscriber."""
-    billing = deployed["Billing"]
+    billing = example_inventory["Billing"]
     assert billing.topic_arns == (
         "arn:aws:sns:us-east-1:222222222222:MyCompany-Messages-OrderBilled",
     )
@@ -107,7 +99,7 @@ def test_the_topic_and_its_delivery_log_groups_exist_in_the_publisher_account(
         "sns/us-east-1/222222222222/MyCompany-Messages-OrderBilled",
         "sns/us-east-1/222222222222/MyCompany-Messages-OrderBilled/Failure",
     }
-    assert deployed["Sales"].topic_arns == (
+    assert example_inventory["Sales"].topic_arns == (
         "arn:aws:sns:us-east-1:111111111111:MyCompany-Messages-OrderBilled",
     )
 
@@ -128,9 +120,9 @@ def test_the_topic_and_its_delivery_log_groups_exist_in_the_publisher_account(
     ],
 )
 def test_each_account_of_the_bridge_runs_an_outbound_and_an_inbound_relay(
-    deployed: dict[str, AccountInventory], account: str, event_sources: list[int]
+    example_inventory: dict[str, AccountInventory], account: str, event_sources: list[int]
 ) -> None:
-    functions = deployed[account].functions
+    functions = example_inventory[account].functions
     assert len(functions) == 2
     assert {f.handler for f in functions} == {"cross_account_runtime.relay.lambda_handler.handler"}
     assert sorted(f.event_sources for f in functions) == event_sources

@@ -13,7 +13,7 @@ from aws_cdk import App, Duration, Environment, Stack
 from aws_cdk.assertions import Template
 
 from constructs_lib import DeliveryLogBucket, DeliveryLogStream, DeliveryReportJob, LogFormat
-from cross_account_runtime.delivery_report.bucket_layout import (
+from cross_account_runtime.delivery_report.bucket_paths import (
     FIREHOSE_ERROR_PREFIX,
     FIREHOSE_PREFIX,
 )

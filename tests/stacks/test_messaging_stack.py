@@ -12,7 +12,8 @@ import pytest
 
 from constructs_lib import MessageForm, RelayTiming
 from constructs_lib.defaults import RELAY_BATCH_SIZE
-from cross_account_runtime.relay.config import RelayConfig, RelayDirection
+from cross_account_runtime.relay.config import RelayConfig
+from cross_account_runtime.relay.config_format import RelayDirection
 from stacks.checks.access_report import SynthesizedStack, read_assembly
 
 pytestmark = pytest.mark.synth

@@ -31,7 +31,7 @@ attempts are throttled (the retries wait up to 1, 2 and 4 s); then, and at once 
 is spent, each message of the call spends one receive: it comes back after the source queue's
 visibility timeout. A message survives ``maxReceiveCount - 1`` such receives; on the last the
 relay sends it to its dead-letter queue itself, with the failure as the reason
-(:mod:`cross_account_runtime.relay.batch`).
+(:mod:`cross_account_runtime.relay.processor`).
 
 ``boto3`` is imported inside :func:`create_client`, never when this module is imported: it
 costs more than the rest of a cold start, and a container pays for it only with its first call.

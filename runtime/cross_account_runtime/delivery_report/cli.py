@@ -2,7 +2,7 @@
 
 The scheduled run instead passes ``--bucket s3://BUCKET --scheduled-time TIME``: it reads the
 previous UTC day's prefix of the analytics bucket and writes the report next to the logs
-(:mod:`cross_account_runtime.delivery_report.bucket_layout`).
+(:mod:`cross_account_runtime.delivery_report.bucket_paths`).
 
 A failure ends the output with one line, ``delivery_report: error: <side> <path>: <cause>;
 <fix>``, and the exit code of its kind (``errors.py``); Spark's traces go to a debug log whose
@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from pyspark.sql import SparkSession
 
-from cross_account_runtime.delivery_report.bucket_layout import (
+from cross_account_runtime.delivery_report.bucket_paths import (
     day_prefix,
     previous_day,
     report_prefix,

@@ -4,7 +4,7 @@ One pass over the input: every unit, parsed or rejected, is written once to Parq
 (partitioned by ``outcome`` and ``date``) and the aggregates read the few columns they need
 back from there -- cheaper than caching wide rows in memory. Records read are counted with an
 ``Observation`` on the readers' output inside that same pass, so the check
-``read == parsed + rejected`` compares counts taken at two different points of the plan.
+``read == parsed + rejected`` compares counts taken at two different points of Spark's query plan.
 """
 
 from __future__ import annotations
@@ -23,16 +23,16 @@ from pyspark.sql import functions as sf
 
 from cross_account_runtime.delivery_report.detect import Layout
 from cross_account_runtime.delivery_report.errors import AccountingError
+from cross_account_runtime.delivery_report.html_report import render_report
 from cross_account_runtime.delivery_report.inputs import InputFile, list_input_files
 from cross_account_runtime.delivery_report.java_errors import SPARK_ERRORS
-from cross_account_runtime.delivery_report.layouts import units_for_files
+from cross_account_runtime.delivery_report.layout_readers import units_for_files
 from cross_account_runtime.delivery_report.normalize import (
     PARSED,
     REJECTED,
     classify_units,
     with_outcome,
 )
-from cross_account_runtime.delivery_report.report import render_report
 from cross_account_runtime.delivery_report.spark_failures import explain
 from cross_account_runtime.delivery_report.summary import build_summary, collect_aggregates
 from cross_account_runtime.delivery_report.thresholds import ParsedThreshold, check_parsed

@@ -105,7 +105,7 @@ def classify_units(units: DataFrame) -> DataFrame:
 
     Staged as flat projections (parse, flatten, derive, decide) so that each expression is
     computed once per row. Record columns are computed for rejected rows too (they come out
-    null or partial): rejected rows are rare and one plan serves both.
+    null or partial): rejected rows are rare and one query plan serves both.
     """
     parsed = units.withColumn("records", parse_single_object(sf.col("message"), RECORD_SCHEMA))
     record = sf.get(sf.col("records"), 0)

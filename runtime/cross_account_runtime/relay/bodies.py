@@ -49,8 +49,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any, Final
 
-    from cross_account_runtime.nservicebus.transport_address import QueueArn
-    from cross_account_runtime.nservicebus.wire_format import HeadersUpdate
+    from cross_account_runtime.nservicebus.queue_arn import QueueArn
+    from cross_account_runtime.nservicebus.wire_writing import HeadersUpdate
 
 MISSING_OBJECT_CODES: Final = frozenset({"NoSuchKey", "404"})
 RELAY_KEY_PREFIX: Final = "relay"

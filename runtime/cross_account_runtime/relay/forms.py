@@ -49,6 +49,7 @@ import functools
 import re
 
 from cross_account_runtime.nservicebus.dotnet_text import try_from_base64
+from cross_account_runtime.nservicebus.json_spans import compact_json
 from cross_account_runtime.nservicebus.wire_format import (
     CONTROL_MESSAGE_HEADER,
     DELAY_SECONDS_HEADER,
@@ -58,7 +59,6 @@ from cross_account_runtime.nservicebus.wire_format import (
     MESSAGE_ID_HEADER,
     S3_BODY_KEY,
     TIME_TO_BE_RECEIVED_HEADER,
-    compact_json,
 )
 
 # A local flag rather than ``typing.TYPE_CHECKING``: importing ``typing`` costs more than this
@@ -68,7 +68,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any, Final
 
-    from cross_account_runtime.nservicebus.wire_format import Headers, HeadersUpdate
+    from cross_account_runtime.nservicebus.wire_format import Headers
+    from cross_account_runtime.nservicebus.wire_writing import HeadersUpdate
 
     SendAttributes = dict[str, dict[str, Any]]
     """``MessageAttributes`` as ``SendMessage`` takes them."""

@@ -1,13 +1,14 @@
 """The relay's Lambda entry point: ``cross_account_runtime.relay.lambda_handler.handler``.
 
 Thin on purpose, as Powertools for AWS Lambda's ``process_partial_response`` is over its batch
-processor: it builds the :class:`~cross_account_runtime.relay.batch.Relay` from its configuration
-file and the environment (:mod:`cross_account_runtime.relay.config`) on a container's first
-invocation, keeps it, with its SQS clients, for the container's life, and hands it each event.
+processor: it builds the :class:`~cross_account_runtime.relay.processor.Relay` from its
+configuration file and the environment (:mod:`cross_account_runtime.relay.config`) on a
+container's first invocation, keeps it, with its SQS clients, for the container's life, and
+hands it each event.
 The file is read and checked then, once: a warm invocation reads nothing. What is decided, sent and
-logged lives in :mod:`~cross_account_runtime.relay.decision`,
-:mod:`~cross_account_runtime.relay.sending` and :mod:`~cross_account_runtime.relay.batch`, which
-tests drive directly.
+logged lives in :mod:`~cross_account_runtime.relay.core`,
+:mod:`~cross_account_runtime.relay.sending` and :mod:`~cross_account_runtime.relay.processor`,
+which tests drive directly.
 
 Nothing heavy is imported with this module: ``boto3`` loads when the first client is created.
 """
@@ -19,8 +20,9 @@ import os
 
 from cross_account_runtime.common.configuration import ConfigurationError
 from cross_account_runtime.common.json_log import default_logger
-from cross_account_runtime.relay.batch import LoggedOutcome, Relay, failed_batch
-from cross_account_runtime.relay.config import DEFAULT_SERVICE_NAME
+from cross_account_runtime.relay.config_format import DEFAULT_SERVICE_NAME
+from cross_account_runtime.relay.invocation import failed_batch
+from cross_account_runtime.relay.processor import LoggedOutcome, Relay
 
 # A local flag rather than ``typing.TYPE_CHECKING``: importing ``typing`` costs more than this
 # whole module; mypy and ruff treat the name the same way.
@@ -29,7 +31,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-    from cross_account_runtime.relay.batch import BatchResponse
+    from cross_account_runtime.relay.invocation import BatchResponse
 
 
 @functools.cache

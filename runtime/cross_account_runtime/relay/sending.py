@@ -6,7 +6,7 @@ still name another region, so clients are kept by region. Each is created on fir
 the shared client settings (:mod:`cross_account_runtime.common.aws_clients`: short timeouts,
 standard retries of a throttled or failed call), so a cold container pays for boto3 only when
 its first message is sent. Which messages share a call is
-:mod:`cross_account_runtime.relay.batching`'s concern.
+:mod:`cross_account_runtime.relay.send_batches`' concern.
 """
 
 from __future__ import annotations

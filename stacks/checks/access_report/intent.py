@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from constructs_lib import RelayDirection
-from constructs_lib.delivery_logged_topic import delivery_log_group_names
+from constructs_lib.delivery_logged_topic.topic import delivery_log_group_names
 from constructs_lib.queue_naming import (
     dead_letter_queue_name,
     ingress_queue_name,
     subscription_dead_letter_queue_name,
 )
-from cross_account_runtime.delivery_report.bucket_layout import (
+from cross_account_runtime.delivery_report.bucket_paths import (
     ERROR_PREFIX,
     FIREHOSE_ERROR_PREFIX,
     FIREHOSE_PREFIX,

@@ -15,7 +15,8 @@ from fnmatch import fnmatchcase
 from typing import Any
 
 from cross_account_runtime.common.configuration import ConfigurationError
-from cross_account_runtime.relay.config import ENV_CONFIGURATION, ENV_TASK_ROOT, RelayConfig
+from cross_account_runtime.relay.config import RelayConfig
+from cross_account_runtime.relay.config_format import ENV_CONFIGURATION, ENV_TASK_ROOT
 from stacks.checks.access_report.assembly import AccessReportError, SynthesizedStack
 from stacks.checks.access_report.policies import (
     Policy,

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from constructs_lib.relay_roles import RELAY_ROLE_PREFIX
+from cross_account_runtime.nservicebus.queue_arn import FIFO_SUFFIX
 from stacks.checks.cost_report import prices as p
 from stacks.checks.cost_report import usage as u
 from stacks.quotas.assembly import StackTemplate, read_templates
@@ -224,7 +225,7 @@ def _relay_hops(stack: StackTemplate) -> list[RelayHop]:
                 direction,
                 f"{stack.name}: {logical_id}",
                 int(props.get("BatchSize", u.SQS_MAX_RECEIVE)),
-                source.endswith(".fifo"),
+                source.endswith(FIFO_SUFFIX),
                 int(function_props.get("MemorySize", u.DEFAULT_LAMBDA_MEMORY_MB)),
                 _retention_months(stack, function_props.get("LoggingConfig", {}).get("LogGroup")),
             )

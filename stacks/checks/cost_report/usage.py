@@ -4,7 +4,7 @@ sizes, memory, key reuse periods, retention, what exists)."""
 
 from __future__ import annotations
 
-from cross_account_runtime.relay.batching import MAX_BATCH_ENTRIES
+from cross_account_runtime.relay.send_batches import MAX_BATCH_ENTRIES
 
 MESSAGE_BYTES = 4_096
 """A message's size as SQS counts it (body and attributes): an NServiceBus message with its
@@ -15,7 +15,7 @@ SQS_MAX_RECEIVE = 10
 """Messages one ReceiveMessage returns at most (and entries one DeleteMessageBatch takes):
 Lambda's poller receives and deletes a batch larger than this in several calls."""
 RELAY_SEND_ENTRIES = MAX_BATCH_ENTRIES
-"""Entries of the relay's SendMessageBatch calls (:mod:`cross_account_runtime.relay.batching`)."""
+"""Entries of the relay's SendMessageBatch calls (:mod:`cross_account_runtime.relay.send_batches`)."""
 SEND_CALL_SECONDS = 0.05
 """Billed relay duration per SendMessageBatch call: ``bench/bench_relay_batching.py`` measured
 26 to 42 ms per call (10 and 100 messages per batch) with 15 ms of latency added per request;

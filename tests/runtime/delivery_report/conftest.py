@@ -14,14 +14,10 @@ from pyspark.sql import SparkSession
 
 from cross_account_runtime.delivery_report.detect import Layout
 from cross_account_runtime.delivery_report.inputs import list_input_files
-from cross_account_runtime.delivery_report.layouts import units_for_files
+from cross_account_runtime.delivery_report.layout_readers import units_for_files
 from cross_account_runtime.delivery_report.normalize import classify_units
-from cross_account_runtime.delivery_report.sample.generator import (
-    LogEvent,
-    Truth,
-    TruthCounter,
-    generate,
-)
+from cross_account_runtime.delivery_report.sample.events import LogEvent, Truth, TruthCounter
+from cross_account_runtime.delivery_report.sample.generator import generate
 from cross_account_runtime.delivery_report.sample.writers import write_layouts
 
 SAMPLE_RECORDS = 2000

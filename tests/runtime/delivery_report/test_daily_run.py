@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from cross_account_runtime.delivery_report.bucket_layout import (
+from cross_account_runtime.delivery_report.bucket_paths import (
     FIREHOSE_PREFIX,
     bucket_name,
     day_prefix,

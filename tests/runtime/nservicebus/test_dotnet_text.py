@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cross_account_runtime.nservicebus.dotnet_text import try_from_base64, try_parse_int64
-from local_aws.released_transport.dotnet_text import try_parse_integer
+from local_aws.released_transport.dotnet.text import try_parse_integer
 
 INT64_MAX = 2**63 - 1
 

@@ -13,7 +13,7 @@ from cross_account_runtime.nservicebus.dotnet_time import (
     format_timespan,
     parse_timespan,
 )
-from local_aws.released_transport import dotnet_time as model
+from local_aws.released_transport.dotnet import time_formats as model
 
 SECOND = TICKS_PER_SECOND
 MINUTE = 60 * SECOND

@@ -17,13 +17,10 @@ from cross_account_runtime.nservicebus.arn_header import (
     stamp_outgoing,
     substitute_incoming,
 )
-from cross_account_runtime.nservicebus.transport_address import (
-    Addressing,
-    EndpointRouting,
-    Location,
-    QueueArn,
-    QueueNaming,
-)
+from cross_account_runtime.nservicebus.locations import Location
+from cross_account_runtime.nservicebus.queue_arn import QueueArn
+from cross_account_runtime.nservicebus.queue_name_generator import QueueNaming
+from cross_account_runtime.nservicebus.transport_address import Addressing, EndpointLocations
 
 REGION = "us-east-2"
 ACCOUNT = "111111111111"
@@ -46,11 +43,11 @@ class Endpoint:
     account: str
     new: bool
     prefix: str = ""
-    routing: EndpointRouting = field(default_factory=EndpointRouting)
+    locations: EndpointLocations = field(default_factory=EndpointLocations)
 
     @property
     def addressing(self) -> Addressing:
-        return Addressing(Location(self.account, REGION), self.routing, QueueNaming(self.prefix))
+        return Addressing(Location(self.account, REGION), self.locations, QueueNaming(self.prefix))
 
     @property
     def queue(self) -> QueueArn:
@@ -81,8 +78,8 @@ class Endpoint:
         return self.route_to(endpoint)
 
 
-def mapped(account: str, endpoint: str) -> EndpointRouting:
-    return EndpointRouting().use_account_for_endpoint(endpoint, account)
+def mapped(account: str, endpoint: str) -> EndpointLocations:
+    return EndpointLocations().use_account_for_endpoint(endpoint, account)
 
 
 # --- Hybrid mode message-driven pub-sub ----------------------------------------------------
@@ -90,7 +87,7 @@ def mapped(account: str, endpoint: str) -> EndpointRouting:
 
 def test_pubsub_new_to_new_subscriber_in_another_account_receives_events() -> None:
     subscriber = Endpoint(
-        "MySubscriber", ACCOUNT, new=True, routing=mapped(ACCOUNT2, "MyPublisher")
+        "MySubscriber", ACCOUNT, new=True, locations=mapped(ACCOUNT2, "MyPublisher")
     )
     publisher = Endpoint("MyPublisher", ACCOUNT2, new=True)
 
@@ -132,7 +129,7 @@ def test_pubsub_new_to_old_within_one_account_works() -> None:
 
 def test_pubsub_new_to_old_across_accounts_publishes_into_the_wrong_account() -> None:
     subscriber = Endpoint(
-        "MySubscriber", ACCOUNT, new=True, routing=mapped(ACCOUNT2, "MyPublisher")
+        "MySubscriber", ACCOUNT, new=True, locations=mapped(ACCOUNT2, "MyPublisher")
     )
     publisher = Endpoint("MyPublisher", ACCOUNT2, new=False)
 
@@ -160,7 +157,7 @@ def test_pubsub_old_to_new_publishes_through_the_queue_name_generator() -> None:
 
 
 def test_send_reply_new_to_new_receiver_in_another_account_replies_to_the_sender() -> None:
-    sender = Endpoint("Sender", ACCOUNT, new=True, routing=mapped(ACCOUNT2, "Receiver"))
+    sender = Endpoint("Sender", ACCOUNT, new=True, locations=mapped(ACCOUNT2, "Receiver"))
     receiver = Endpoint("Receiver", ACCOUNT2, new=True)
 
     request = sender.send({REPLY_TO_ADDRESS: "Sender"})
@@ -195,7 +192,7 @@ def test_send_reply_new_to_old_within_one_account_works() -> None:
 
 
 def test_send_reply_new_to_old_across_accounts_replies_into_the_wrong_account() -> None:
-    sender = Endpoint("Sender", ACCOUNT, new=True, routing=mapped(ACCOUNT2, "Receiver"))
+    sender = Endpoint("Sender", ACCOUNT, new=True, locations=mapped(ACCOUNT2, "Receiver"))
     receiver = Endpoint("Receiver", ACCOUNT2, new=False)
 
     reply_to = receiver.receive(sender.send({REPLY_TO_ADDRESS: "Sender"}))[REPLY_TO_ADDRESS]
@@ -265,7 +262,7 @@ def test_bridge_receiving_in_sqs_translates_the_receivers_arn_back() -> None:
 
 
 def test_saga_new_to_new_stores_the_arn_and_replies_to_the_originator() -> None:
-    originator = Endpoint("Sender", ACCOUNT, new=True, routing=mapped(ACCOUNT2, "SagaHost"))
+    originator = Endpoint("Sender", ACCOUNT, new=True, locations=mapped(ACCOUNT2, "SagaHost"))
     saga_host = Endpoint("SagaHost", ACCOUNT2, new=True)
 
     stored = saga_host.receive(originator.send({REPLY_TO_ADDRESS: "Sender"}))[REPLY_TO_ADDRESS]
@@ -316,7 +313,7 @@ def test_failed_subscription_carries_both_entries_in_the_arn_header(
     pipeline_headers: bool,
 ) -> None:
     subscriber = Endpoint(
-        "MySubscriber", ACCOUNT, new=True, routing=mapped(ACCOUNT2, "MyPublisher")
+        "MySubscriber", ACCOUNT, new=True, locations=mapped(ACCOUNT2, "MyPublisher")
     )
     publisher = Endpoint("MyPublisher", ACCOUNT2, new=True)
     service_control = Endpoint("Particular.ServiceControl", ACCOUNT2, new=True)

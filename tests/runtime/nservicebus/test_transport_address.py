@@ -6,6 +6,20 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from cross_account_runtime.nservicebus.locations import AddressError, Location, partition_of_region
+from cross_account_runtime.nservicebus.queue_arn import (
+    QueueArn,
+    check_queue_name,
+    parse_queue_arn,
+    queue_arn_from_url,
+)
+from cross_account_runtime.nservicebus.queue_name_generator import (
+    NonIdempotentGeneratorError,
+    QueueNaming,
+    check_queue_name_prefix,
+    default_queue_name,
+)
+from cross_account_runtime.nservicebus.redrive import dead_letter_queue_problem
 from cross_account_runtime.nservicebus.transport_address import (
     ENV_ACCOUNT_ID,
     ENV_DEFAULT_REGION,
@@ -13,22 +27,10 @@ from cross_account_runtime.nservicebus.transport_address import (
     ENV_ENDPOINT_REGIONS,
     ENV_QUEUE_NAME_PREFIX,
     ENV_REGION,
-    AddressError,
     Addressing,
-    EndpointRouting,
-    Location,
-    NonIdempotentGeneratorError,
-    QueueArn,
-    QueueNaming,
+    EndpointLocations,
     address_form,
     addressing_from_environment,
-    check_queue_name,
-    check_queue_name_prefix,
-    dead_letter_queue_problem,
-    default_queue_name,
-    parse_queue_arn,
-    partition_of_region,
-    queue_arn_from_url,
 )
 
 ACCOUNT = "111111111111"
@@ -96,15 +98,15 @@ def test_an_unmapped_endpoint_lives_in_the_local_account_and_region() -> None:
 
 
 def test_use_account_for_endpoint_moves_only_that_endpoint() -> None:
-    routing = EndpointRouting().use_account_for_endpoint("Receiver", ACCOUNT2)
-    addressing = Addressing(LOCAL, routing)
+    locations = EndpointLocations().use_account_for_endpoint("Receiver", ACCOUNT2)
+    addressing = Addressing(LOCAL, locations)
     assert str(addressing.endpoint_arn("Receiver")) == "arn:aws:sqs:us-east-2:222222222222:Receiver"
     assert addressing.endpoint_arn("Other").account == ACCOUNT
 
 
 def test_use_region_for_endpoint_moves_only_that_endpoint() -> None:
-    routing = EndpointRouting().use_region_for_endpoint("Receiver", "eu-west-1")
-    arn = Addressing(LOCAL, routing).endpoint_arn("Receiver")
+    locations = EndpointLocations().use_region_for_endpoint("Receiver", "eu-west-1")
+    arn = Addressing(LOCAL, locations).endpoint_arn("Receiver")
     assert (arn.account, arn.region) == (ACCOUNT, "eu-west-1")
 
 
@@ -113,38 +115,38 @@ def test_endpoint_arn_applies_the_prefix_through_the_generator() -> None:
     assert addressing.endpoint_arn("Sales.Orders").name == "prod-Sales-Orders"
 
 
-def test_routing_methods_return_a_new_routing_and_leave_the_old_one_alone() -> None:
-    empty = EndpointRouting()
+def test_mapping_an_endpoint_gives_new_locations_and_leaves_the_old_ones_alone() -> None:
+    empty = EndpointLocations()
     empty.use_account_for_endpoint("Receiver", ACCOUNT2)
-    assert empty == EndpointRouting()
+    assert empty == EndpointLocations()
 
 
 def test_an_endpoint_cannot_be_mapped_to_two_accounts() -> None:
-    routing = EndpointRouting().use_account_for_endpoint("Receiver", ACCOUNT2)
+    locations = EndpointLocations().use_account_for_endpoint("Receiver", ACCOUNT2)
     with pytest.raises(AddressError, match="already in account '222222222222'"):
-        routing.use_account_for_endpoint("Receiver", "333333333333")
+        locations.use_account_for_endpoint("Receiver", "333333333333")
 
 
 def test_mapping_an_endpoint_again_to_the_same_account_is_harmless() -> None:
-    routing = EndpointRouting().use_account_for_endpoint("Receiver", ACCOUNT2)
-    assert routing.use_account_for_endpoint("Receiver", ACCOUNT2) == routing
+    locations = EndpointLocations().use_account_for_endpoint("Receiver", ACCOUNT2)
+    assert locations.use_account_for_endpoint("Receiver", ACCOUNT2) == locations
 
 
 @pytest.mark.parametrize("account", ["12345", "abcdefghijkl", "1234567890123", ""])
 def test_use_account_for_endpoint_refuses_what_is_not_an_account_id(account: str) -> None:
     with pytest.raises(AddressError, match="12 digits"):
-        EndpointRouting().use_account_for_endpoint("Receiver", account)
+        EndpointLocations().use_account_for_endpoint("Receiver", account)
 
 
 def test_use_region_for_endpoint_refuses_what_is_not_a_region() -> None:
     with pytest.raises(AddressError, match="like 'us-east-2'"):
-        EndpointRouting().use_region_for_endpoint("Receiver", "US East")
+        EndpointLocations().use_region_for_endpoint("Receiver", "US East")
 
 
 def test_an_endpoint_in_another_partition_is_refused() -> None:
-    routing = EndpointRouting().use_region_for_endpoint("Receiver", "cn-north-1")
+    locations = EndpointLocations().use_region_for_endpoint("Receiver", "cn-north-1")
     with pytest.raises(AddressError, match="across partitions"):
-        Addressing(LOCAL, routing).endpoint_arn("Receiver")
+        Addressing(LOCAL, locations).endpoint_arn("Receiver")
 
 
 # --- environment variables -----------------------------------------------------------------

@@ -12,7 +12,7 @@ import pytest
 
 from cross_account_runtime.nservicebus.dispatch import unwrapped_message, wrapped_message
 from cross_account_runtime.nservicebus.dotnet_text import json_string
-from cross_account_runtime.nservicebus.wire_format import read_message
+from cross_account_runtime.nservicebus.wire_reading import read_message
 
 TTBR = "NServiceBus.AmazonSQS.TimeToBeReceived"
 REPLY_TO = "NServiceBus.ReplyToAddress"

@@ -18,12 +18,8 @@ from collections.abc import Mapping
 
 import pytest
 
-from cross_account_runtime.nservicebus.wire_format import (
-    HEADERS_ATTRIBUTE,
-    TransportView,
-    WireFormatError,
-    read_message,
-)
+from cross_account_runtime.nservicebus.wire_format import HEADERS_ATTRIBUTE, WireFormatError
+from cross_account_runtime.nservicebus.wire_reading import TransportView, read_message
 
 NATIVE_ID = "Native message Id"
 ATTRIBUTE_ID = "NSB Message Id passed via message attribute"

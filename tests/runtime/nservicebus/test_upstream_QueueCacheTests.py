@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from cross_account_runtime.nservicebus.transport_address import (
-    AddressError,
-    check_queue_name,
-    default_queue_name,
-)
+from cross_account_runtime.nservicebus.locations import AddressError
+from cross_account_runtime.nservicebus.queue_arn import check_queue_name
+from cross_account_runtime.nservicebus.queue_name_generator import default_queue_name
 
 REALLY = "really-" * 15 + "really"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from cross_account_runtime.nservicebus.transport_address import (
+from cross_account_runtime.nservicebus.queue_name_generator import (
     NonIdempotentGeneratorError,
     QueueNaming,
     default_queue_name,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from cross_account_runtime.nservicebus.dispatch import wrapped_message
-from cross_account_runtime.nservicebus.wire_format import TransportView, read_message
+from cross_account_runtime.nservicebus.wire_reading import TransportView, read_message
 
 
 def received(body: str) -> TransportView:

@@ -9,11 +9,8 @@ to count as NServiceBus's (the constructor would have added one).
 from __future__ import annotations
 
 from cross_account_runtime.nservicebus.dispatch import wrapped_message
-from cross_account_runtime.nservicebus.wire_format import (
-    MAX_TIME_TO_BE_RECEIVED,
-    TransportView,
-    read_message,
-)
+from cross_account_runtime.nservicebus.wire_format import MAX_TIME_TO_BE_RECEIVED
+from cross_account_runtime.nservicebus.wire_reading import TransportView, read_message
 
 TTBR = "NServiceBus.AmazonSQS.TimeToBeReceived"
 REPLY_TO = "NServiceBus.ReplyToAddress"

@@ -11,16 +11,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cross_account_runtime.nservicebus.arn_header import ARN_HEADER, substitute_incoming
-from cross_account_runtime.nservicebus.wire_format import (
-    HEADERS_ATTRIBUTE,
-    HeadersUpdate,
+from cross_account_runtime.nservicebus.wire_format import HEADERS_ATTRIBUTE, WireFormatError
+from cross_account_runtime.nservicebus.wire_reading import (
     TransportView,
-    WireFormatError,
     read_headers,
     read_message,
     wire_form,
-    write_headers,
 )
+from cross_account_runtime.nservicebus.wire_writing import HeadersUpdate, write_headers
 
 HEADERS = {"NServiceBus.MessageId": "m-1", "NServiceBus.ReplyToAddress": "Sender"}
 ARN = "arn:aws:sqs:us-east-2:111111111111:Sender"

@@ -24,11 +24,11 @@ import boto3
 import pytest
 
 from cross_account_runtime.nservicebus.arn_header import ARN_HEADER
-from cross_account_runtime.nservicebus.transport_address import parse_queue_arn
+from cross_account_runtime.nservicebus.queue_arn import parse_queue_arn
 from cross_account_runtime.nservicebus.wire_format import HEADERS_ATTRIBUTE
 from cross_account_runtime.relay import lambda_handler
-from cross_account_runtime.relay.batch import Relay
 from cross_account_runtime.relay.config import RelayConfig
+from cross_account_runtime.relay.processor import Relay
 from cross_account_runtime.relay.sending import BatchResult, SendFailure
 from local_aws.accounts import MOTO_ACCOUNT_HEADER, route_sqs_by_queue_url
 

@@ -13,24 +13,25 @@ import boto3
 import pytest
 
 from cross_account_runtime.nservicebus.arn_header import ARN_HEADER
-from cross_account_runtime.nservicebus.wire_format import (
-    HEADERS_ATTRIBUTE,
-    HeadersUpdate,
-    read_message,
-)
-from cross_account_runtime.relay.batch import Relay
+from cross_account_runtime.nservicebus.wire_format import HEADERS_ATTRIBUTE
+from cross_account_runtime.nservicebus.wire_reading import read_message
+from cross_account_runtime.nservicebus.wire_writing import HeadersUpdate
 from cross_account_runtime.relay.bodies import BodyStore, body_key
 from cross_account_runtime.relay.config import RelayConfig
-from cross_account_runtime.relay.decision import (
+from cross_account_runtime.relay.core import relay_message
+from cross_account_runtime.relay.decision import DecisionKind
+from cross_account_runtime.relay.processor import Relay
+from cross_account_runtime.relay.send_requests import (
     MAX_MESSAGE_BYTES,
     REJECTION_ATTRIBUTE,
-    DecisionKind,
     message_size,
-    relay_message,
 )
 from local_aws.accounts import MOTO_ACCOUNT_HEADER
-from local_aws.released_transport.extraction import extract_transport_message, retrieve_body
-from local_aws.released_transport.s3_settings import S3Settings
+from local_aws.released_transport.transport.receiving.extraction import (
+    extract_transport_message,
+    retrieve_body,
+)
+from local_aws.released_transport.transport.s3_settings import S3Settings
 from tests.runtime.relay.conftest import (
     BILLING_ACCOUNT,
     BILLING_ARN,

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from cross_account_runtime.common.configuration import ConfigurationError
-from cross_account_runtime.relay.config import (
+from cross_account_runtime.relay.config import RelayConfig
+from cross_account_runtime.relay.config_format import (
     MessageForm,
     ReceiverAddressing,
-    RelayConfig,
     RelayDirection,
 )
 from tests.runtime.relay.conftest import (

@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 
 from cross_account_runtime.nservicebus.arn_header import ARN_HEADER, decode
-from cross_account_runtime.nservicebus.transport_address import parse_queue_arn
+from cross_account_runtime.nservicebus.queue_arn import parse_queue_arn
 from cross_account_runtime.relay.config import RelayConfig
-from cross_account_runtime.relay.decision import DecisionKind, relay_message
+from cross_account_runtime.relay.core import relay_message
+from cross_account_runtime.relay.decision import DecisionKind
 from cross_account_runtime.relay.delays import DELAY_SECONDS_ATTRIBUTE, remaining_delay
 from tests.runtime.relay.conftest import (
     BILLING_INGRESS_ARN,

@@ -18,24 +18,25 @@ from hypothesis import strategies as st
 from cross_account_runtime.nservicebus.wire_format import (
     HEADERS_ATTRIBUTE,
     TIME_TO_BE_RECEIVED_HEADER,
-    read_message,
 )
-from cross_account_runtime.relay.decision import DecisionKind, relay_message
+from cross_account_runtime.nservicebus.wire_reading import read_message
+from cross_account_runtime.relay.core import relay_message
+from cross_account_runtime.relay.decision import DecisionKind
 from cross_account_runtime.relay.forms import attribute_form_body
-from local_aws.released_transport.dispatcher import MessageDispatcher
-from local_aws.released_transport.extraction import (
-    WireForm,
-    extract_transport_message,
-    retrieve_body,
-)
-from local_aws.released_transport.naming import get_sqs_queue_name
-from local_aws.released_transport.outgoing import (
+from local_aws.released_transport.core.outgoing import (
     DispatchConsistency,
     OutgoingMessage,
     TransportOperation,
     TransportTransaction,
 )
-from local_aws.released_transport.queue_cache import QueueCache
+from local_aws.released_transport.transport.queues.naming import get_sqs_queue_name
+from local_aws.released_transport.transport.queues.queue_cache import QueueCache
+from local_aws.released_transport.transport.receiving.extraction import (
+    WireForm,
+    extract_transport_message,
+    retrieve_body,
+)
+from local_aws.released_transport.transport.sending.dispatcher import MessageDispatcher
 from tests.local_aws.released_transport.fake_sqs import FakeSqs
 from tests.runtime.relay.conftest import (
     BILLING_INGRESS_ARN,

@@ -28,11 +28,11 @@ from typing import Any
 import pytest
 
 from cross_account_runtime.nservicebus.arn_header import ARN_HEADER, decode
-from cross_account_runtime.nservicebus.transport_address import parse_queue_arn
+from cross_account_runtime.nservicebus.queue_arn import parse_queue_arn
 from cross_account_runtime.nservicebus.wire_format import HEADERS_ATTRIBUTE
 from cross_account_runtime.relay import lambda_handler
-from cross_account_runtime.relay.batch import Relay
-from cross_account_runtime.relay.decision import MAX_MESSAGE_BYTES, REJECTION_ATTRIBUTE
+from cross_account_runtime.relay.processor import Relay
+from cross_account_runtime.relay.send_requests import MAX_MESSAGE_BYTES, REJECTION_ATTRIBUTE
 from tests.runtime.relay.conftest import (
     BILLING_ACCOUNT,
     SALES_ACCOUNT,

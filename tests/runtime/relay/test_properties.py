@@ -23,8 +23,10 @@ from cross_account_runtime.nservicebus.arn_header import (
     decode,
     substitute_incoming,
 )
-from cross_account_runtime.nservicebus.wire_format import HEADERS_ATTRIBUTE, read_headers
-from cross_account_runtime.relay.decision import DecisionKind, relay_message
+from cross_account_runtime.nservicebus.wire_format import HEADERS_ATTRIBUTE
+from cross_account_runtime.nservicebus.wire_reading import read_headers
+from cross_account_runtime.relay.core import relay_message
+from cross_account_runtime.relay.decision import DecisionKind
 from tests.runtime.relay.conftest import (
     BILLING_INGRESS_ARN,
     SALES_ARN,

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from cross_account_runtime.relay.config import RelayDirection
+from cross_account_runtime.relay.config_format import RelayDirection
 from stacks.placement.placing import new_organization_plan, place
 from stacks.placement.plan import (
     OUTPUT_BUDGET,

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from cross_account_runtime.relay.config import RelayDirection
+from cross_account_runtime.relay.config_format import RelayDirection
 from stacks.topology import (
     Account,
     parse_topology,

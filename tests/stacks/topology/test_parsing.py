@@ -133,12 +133,12 @@ def test_fifo_endpoints_get_fifo_queue_and_dlq_names(document: dict[str, Any]) -
         (
             lambda d: d["endpoints"][0].update(fifo=True, deadLetterQueue={"fifo": False}),
             "topology.endpoints[0].deadLetterQueue.fifo",
-            "needs a FIFO dead-letter queue",
+            "dead-letter queue is a standard queue but its source",
         ),
         (
             lambda d: d["endpoints"][0].update(deadLetterQueue={"fifo": True}),
             "topology.endpoints[0].deadLetterQueue.fifo",
-            "needs a standard dead-letter queue",
+            "dead-letter queue is a FIFO queue but its source",
         ),
         (
             lambda d: d["endpoints"][0].update(maxReceiveCount=0),

@@ -8,8 +8,8 @@ SUCCESS). The same events are then written in any of the four layouts (``writers
 command line in ``cli.py``), so one data set read through every layout must give one summary.
 
 Events are made lazily: :func:`generate` is an iterator, so tens of millions of records never
-sit in memory, and :class:`TruthCounter` counts what passes (the :class:`Truth` the job's
-summary must reproduce) in constant memory. The stream is a sequence of chunks of
+sit in memory, and a ``TruthCounter`` (``events.py``) counts what passes (the ``Truth`` the
+job's summary must reproduce) in constant memory. The stream is a sequence of chunks of
 :data:`CHUNK_RECORDS`, each seeded from the seed and its index alone, so that the writers can
 make chunks on several cores and still write the same files as on one.
 """
@@ -22,12 +22,16 @@ import itertools
 import json
 import math
 import random
-from collections import Counter
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
+from cross_account_runtime.delivery_report.sample.events import (
+    FAILURE,
+    SUCCESS,
+    LogEvent,
+    RecordFacts,
+)
 from cross_account_runtime.delivery_report.sample.retry_schedule import (
     MANAGED_MAX_ATTEMPTS,
     http_delays,
@@ -76,141 +80,8 @@ _HTTP_5XX = {
     503: "Service Unavailable",
     504: "Gateway Timeout",
 }
-_SUCCESS = "SUCCESS"
-_FAILURE = "FAILURE"
 _UUID_CLEAR = ~((0xF000 << 64) | (0xC000 << 48))
 _UUID_V4 = (4 << 76) | (0x8000 << 48)
-
-
-class RecordFacts(NamedTuple):
-    """What a generated record is, known from the generator rather than read from its text:
-    what :class:`Truth` counts."""
-
-    topic: str
-    destination: str
-    protocol: str
-    message_id: str
-    status: str
-    cause: str | None
-    retried: bool
-    http_4xx_success: bool
-
-
-class LogEvent(NamedTuple):
-    """One CloudWatch Logs event holding one delivery-status record (``message``)."""
-
-    log_group: str
-    log_stream: str
-    owner: str
-    timestamp_ms: int
-    message: str
-    facts: RecordFacts
-
-
-@dataclass
-class Truth:
-    """Counts of what was generated; the job's summary must report the same numbers.
-
-    A delivery is a (topic, destination, messageId): ``duplicated_deliveries`` have more than
-    one record, ``duplicate_extra_records`` are the records beyond each delivery's first, and
-    ``lost`` deliveries have a FAILURE record and no SUCCESS one.
-    """
-
-    records: int = 0
-    by_status: Counter[str] = field(default_factory=Counter)
-    by_cause: Counter[str] = field(default_factory=Counter)
-    by_protocol: Counter[str] = field(default_factory=Counter)
-    retried: int = 0
-    retried_succeeded: int = 0
-    http_4xx_success: int = 0
-    duplicated_deliveries: int = 0
-    duplicate_extra_records: int = 0
-    lost: int = 0
-
-    def __add__(self, other: Truth) -> Truth:
-        """The counts of two streams with no delivery in common (such as two chunks)."""
-        return Truth(
-            records=self.records + other.records,
-            by_status=self.by_status + other.by_status,
-            by_cause=self.by_cause + other.by_cause,
-            by_protocol=self.by_protocol + other.by_protocol,
-            retried=self.retried + other.retried,
-            retried_succeeded=self.retried_succeeded + other.retried_succeeded,
-            http_4xx_success=self.http_4xx_success + other.http_4xx_success,
-            duplicated_deliveries=self.duplicated_deliveries + other.duplicated_deliveries,
-            duplicate_extra_records=self.duplicate_extra_records + other.duplicate_extra_records,
-            lost=self.lost + other.lost,
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "records": self.records,
-            "by_status": dict(sorted(self.by_status.items())),
-            "by_cause": dict(sorted(self.by_cause.items())),
-            "by_protocol": dict(sorted(self.by_protocol.items())),
-            "retried": self.retried,
-            "retried_succeeded": self.retried_succeeded,
-            "http_4xx_success": self.http_4xx_success,
-            "duplicated_deliveries": self.duplicated_deliveries,
-            "duplicate_extra_records": self.duplicate_extra_records,
-            "lost": self.lost,
-        }
-
-
-class _DeliveryState:
-    """Records of one delivery seen so far, and whether one said SUCCESS or FAILURE."""
-
-    __slots__ = ("failed", "records", "succeeded")
-
-    def __init__(self) -> None:
-        self.records = 0
-        self.succeeded = False
-        self.failed = False
-
-
-class TruthCounter:
-    """The :class:`Truth` of the events passed to :meth:`add`, kept current as they pass.
-
-    Memory does not grow with the records: the generator writes all records of one published
-    message back to back (a delivery's duplicate is the record right after it), and message
-    ids are random 128-bit UUIDs, so a delivery's records are all seen while its message is
-    the current one. Only that message's deliveries are remembered.
-    """
-
-    def __init__(self) -> None:
-        self.truth = Truth()
-        self._message_id: str | None = None
-        self._deliveries: dict[tuple[str, str], _DeliveryState] = {}
-
-    def add(self, event: LogEvent) -> None:
-        facts = event.facts
-        truth = self.truth
-        truth.records += 1
-        truth.by_status[facts.status] += 1
-        truth.by_protocol[facts.protocol] += 1
-        if facts.cause is not None:
-            truth.by_cause[facts.cause] += 1
-        if facts.retried:
-            truth.retried += 1
-            truth.retried_succeeded += facts.status == _SUCCESS
-        truth.http_4xx_success += facts.http_4xx_success
-        if facts.message_id != self._message_id:
-            self._message_id = facts.message_id
-            self._deliveries.clear()
-        key = (facts.topic, facts.destination)
-        state = self._deliveries.get(key)
-        if state is None:
-            state = self._deliveries[key] = _DeliveryState()
-        if state.records:
-            truth.duplicate_extra_records += 1
-            truth.duplicated_deliveries += state.records == 1
-        state.records += 1
-        was_lost = state.failed and not state.succeeded
-        if facts.status == _SUCCESS:
-            state.succeeded = True
-        else:
-            state.failed = True
-        truth.lost += (state.failed and not state.succeeded) - was_lost
 
 
 def chunk_sizes(records: int, chunk_records: int = CHUNK_RECORDS) -> Iterator[int]:
@@ -272,10 +143,10 @@ def generate_chunk(
     cumulative = list(itertools.accumulate(topic.weight for topic in topics))
     if not cumulative[-1] > 0:
         raise ValueError("the topics' weights must add up to more than 0")
-    plans = [_TopicPlan(topic, seed) for topic in topics]
+    prepared_topics = [_PreparedTopic(topic, seed) for topic in topics]
     return _events(
         random.Random(f"{seed}:{index}"),
-        plans,
+        prepared_topics,
         cumulative,
         records,
         start_ms=int(start.timestamp() * 1000),
@@ -286,7 +157,7 @@ def generate_chunk(
 
 def _events(
     rng: random.Random,
-    plans: list[_TopicPlan],
+    prepared_topics: list[_PreparedTopic],
     cumulative: list[float],
     records: int,
     *,
@@ -298,11 +169,11 @@ def _events(
     ``records`` events (the last message's, or a duplicate pair, may be cut short)."""
     outage = (start_ms + int(window_ms * OUTAGE[0]), start_ms + int(window_ms * OUTAGE[1]))
     total = cumulative[-1]
-    last = len(plans) - 1
+    last = len(prepared_topics) - 1
     random_ = rng.random
     emitted = 0
     while emitted < records:
-        topic = plans[bisect.bisect(cumulative, random_() * total, 0, last)]
+        topic = prepared_topics[bisect.bisect(cumulative, random_() * total, 0, last)]
         published_ms = start_ms + int(random_() * window_ms)
         message_id = _uuid(rng.getrandbits(128))
         head = topic.notification_head(rng, message_id)
@@ -310,12 +181,12 @@ def _events(
         for subscription in topic.subscriptions:
             outcome = subscription.outcome(rng, in_outage)
             if (
-                outcome.status == _SUCCESS
+                outcome.status == SUCCESS
                 and topic.success_sample_rate < 100
                 and random_() * 100 >= topic.success_sample_rate
             ):
                 continue
-            failed = outcome.status == _FAILURE
+            failed = outcome.status == FAILURE
             streams = topic.failure_streams if failed else topic.success_streams
             # Fields by position: quicker than by keyword, for every record.
             event = LogEvent(
@@ -353,7 +224,7 @@ class _Outcome(NamedTuple):
     http_4xx: bool = False
 
 
-class _TopicPlan:
+class _PreparedTopic:
     """A topic with what its records share worked out once: log groups, streams, JSON."""
 
     def __init__(self, topic: SampleTopic, seed: int) -> None:
@@ -366,7 +237,7 @@ class _TopicPlan:
         self.failure_streams = _log_streams(seed, self.failure_group)
         self.carries_topic_arn = topic.carries_topic_arn
         self.arn_json = json.dumps(topic.arn)
-        self.subscriptions = [_SubscriptionPlan(s) for s in topic.subscriptions]
+        self.subscriptions = [_PreparedSubscription(s) for s in topic.subscriptions]
 
     def notification_head(self, rng: random.Random, message_id: str) -> str:
         """A record's text up to its notification's timestamp, the same for every record of
@@ -387,7 +258,7 @@ def _log_streams(seed: int, group: str) -> tuple[str, ...]:
     return tuple(_uuid(rng.getrandbits(128)) for _ in range(STREAMS_PER_GROUP))
 
 
-class _SubscriptionPlan:
+class _PreparedSubscription:
     """A subscription's outcomes and records, with its rates and schedules worked out once."""
 
     def __init__(self, subscription: SampleSubscription) -> None:
@@ -418,9 +289,9 @@ class _SubscriptionPlan:
         latency = self.latency(rng)
         if draw < self.http_4xx_success_rate:
             code = rng.choice(_HTTP_4XX_CODES)
-            return _Outcome(_SUCCESS, None, 1, latency, code, _HTTP_4XX[code], http_4xx=True)
+            return _Outcome(SUCCESS, None, 1, latency, code, _HTTP_4XX[code], http_4xx=True)
         return _Outcome(
-            _SUCCESS, None, 1, latency, self.success_code, _success_response(rng, self.protocol)
+            SUCCESS, None, 1, latency, self.success_code, _success_response(rng, self.protocol)
         )
 
     def latency(self, rng: random.Random) -> int:
@@ -442,7 +313,7 @@ class _SubscriptionPlan:
         failed_attempts_ms = retries * (HTTP_TIMEOUT_MS if timed_out else per_attempt)
         dwell = self.retry_wait_ms(rng, retries) + failed_attempts_ms + per_attempt
         return _Outcome(
-            _SUCCESS,
+            SUCCESS,
             None,
             retries + 1,
             dwell,
@@ -454,11 +325,11 @@ class _SubscriptionPlan:
         latency = self.latency(rng)
         code, response = _failure_answer(rng, self.subscription, cause)
         if cause not in RETRIED_CAUSES:
-            return _Outcome(_FAILURE, cause, 1, latency, code, response)
+            return _Outcome(FAILURE, cause, 1, latency, code, response)
         retries = self.max_retries
         per_attempt = HTTP_TIMEOUT_MS if cause == "timeout" else latency
         dwell = self.retry_wait_ms(rng, retries) + (retries + 1) * per_attempt
-        return _Outcome(_FAILURE, cause, retries + 1, dwell, code, response)
+        return _Outcome(FAILURE, cause, retries + 1, dwell, code, response)
 
     def record_text(
         self, rng: random.Random, head: str, published_ms: int, outcome: _Outcome
@@ -473,7 +344,7 @@ class _SubscriptionPlan:
                 f'"smsType":"Transactional","mcc":310,"providerResponse":{response},'
                 f'"dwellTimeMs":{outcome.dwell_ms}'
             )
-            if outcome.status == _SUCCESS:
+            if outcome.status == SUCCESS:
                 ack_ms = outcome.dwell_ms + rng.randint(200, 2000)
                 delivery += f',"dwellTimeMsUntilDeviceAck":{ack_ms}'
         else:
@@ -483,7 +354,7 @@ class _SubscriptionPlan:
                 f'"dwellTimeMs":{outcome.dwell_ms}'
             )
             if not (
-                self.protocol == "lambda" and outcome.attempts == 1 and outcome.status == _SUCCESS
+                self.protocol == "lambda" and outcome.attempts == 1 and outcome.status == SUCCESS
             ):
                 delivery += f',"attempts":{outcome.attempts}'
             if outcome.status_code is not None:

@@ -42,14 +42,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from cross_account_runtime.delivery_report.sample.events import LogEvent, Truth, TruthCounter
 from cross_account_runtime.delivery_report.sample.generator import (
     CHUNK_RECORDS,
     DEFAULT_HOURS,
     DEFAULT_START,
     DUPLICATE_RATE,
-    LogEvent,
-    Truth,
-    TruthCounter,
     chunk_sizes,
     generate_chunk,
     millis_text,

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from cross_account_runtime.delivery_report.causes import classify
-from cross_account_runtime.delivery_report.sample.generator import Truth
+from cross_account_runtime.delivery_report.sample.events import Truth
 
 PROTOCOL_PREFIXES = {
     "arn:aws:sqs:": "sqs",

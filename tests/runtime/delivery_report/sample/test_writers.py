@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from cross_account_runtime.delivery_report.sample.generator import Truth, generate
+from cross_account_runtime.delivery_report.sample.events import Truth
+from cross_account_runtime.delivery_report.sample.generator import generate
 from cross_account_runtime.delivery_report.sample.writers import (
     EVENTS_PER_ENVELOPE,
     LAYOUTS,

@@ -1,0 +1,80 @@
+"""The local AWS server process: moto's server with this package's CloudFormation models
+(:mod:`local_aws.moto.cloudformation`, :mod:`local_aws.moto.sns_subscriptions`,
+:mod:`local_aws.moto.resource_policies`), a bucket's configurations from templates
+(:mod:`local_aws.moto.s3_buckets`), SNS deliveries into the queue's account
+(:mod:`local_aws.moto.sns_subscriptions`), bucket policies stored but not enforced
+(:mod:`local_aws.moto.resource_policies`), its SQS time travel (:mod:`local_aws.moto.time_travel`),
+FIFO queue delays as SQS applies them (:mod:`local_aws.moto.fifo_delay`) and functions' code for
+the Lambda poller (:mod:`local_aws.moto.lambda_code`).
+
+``python -m local_aws.moto.main -H 127.0.0.1 -p PORT`` takes moto server's own arguments;
+:class:`local_aws.moto.server.MotoServer` runs it. The models live in their own modules because
+moto names a model's service after the second part of its module's name (here ``moto``, from
+``local_aws.moto.…``), which ``__main__`` has not.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from moto.server import main as moto_main
+
+from local_aws.moto import (
+    fifo_delay,
+    lambda_code,
+    resource_policies,
+    s3_buckets,
+    sns_subscriptions,
+    time_travel,
+)
+from local_aws.moto.cloudformation import (
+    DeliveryStreamResource,
+    EmrServerlessApplicationResource,
+)
+from local_aws.moto.resource_policies import (
+    BucketPolicyResource,
+    QueuePolicyResource,
+    TopicPolicyResource,
+)
+from local_aws.moto.sns_subscriptions import SubscriptionResource
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Say which models, routes and behaviours were added (in moto's log), then serve."""
+    time_travel.register()
+    fifo_delay.register()
+    lambda_code.register()
+    sns_subscriptions.register()
+    resource_policies.register()
+    s3_buckets.register()
+    added = [
+        DeliveryStreamResource.cloudformation_type(),
+        EmrServerlessApplicationResource.cloudformation_type(),
+        SubscriptionResource.cloudformation_type(),
+        QueuePolicyResource.cloudformation_type(),
+        TopicPolicyResource.cloudformation_type(),
+        BucketPolicyResource.cloudformation_type(),
+    ]
+    print(
+        json.dumps(
+            {
+                "cloudformation_models_added": added,
+                "cloudformation_properties_added": {"AWS::S3::Bucket": list(s3_buckets.PROPERTIES)},
+                "routes_added": [time_travel.AGE_MESSAGES_PATH, lambda_code.CODE_PATH],
+                "behaviours_added": [
+                    "a FIFO queue's own delay despite DelaySeconds=0",
+                    "SNS delivers to an SQS queue in the account its ARN names",
+                    "SNS delivers nothing to a subscription pending confirmation or to Lambda",
+                    "S3 stores bucket policies without enforcing them",
+                ],
+            }
+        ),
+        file=sys.stderr,
+        flush=True,
+    )
+    moto_main(argv)
+
+
+if __name__ == "__main__":
+    main()
