@@ -39,7 +39,7 @@ from stacks.topology import (
     Topic,
     Topology,
 )
-from stacks.topology.bridge import plan_bridge, reachable_queues
+from stacks.topology.bridge import bridge_shadows, reachable_queues
 from stacks.topology.model import PLATFORM_QUEUE_METADATA
 from stacks.topology.stack_ids import (
     ALARMS_ID,
@@ -182,7 +182,7 @@ class MessagingAccountStack(Stack):
         topology checks their ids against the stack's others, :mod:`stacks.topology.stack_ids`).
         """
         topology, account = self.topology, self.account_config
-        bridge = plan_bridge(topology)
+        bridge = bridge_shadows(topology)
         here = set(self.planned.holds(UnitKind.SHADOW))
         shadows = [
             BridgeShadow(

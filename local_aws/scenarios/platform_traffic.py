@@ -54,7 +54,7 @@ from local_aws.scenarios.conversation import (
 )
 from local_aws.scenarios.peers import Activity, Peers
 from stacks.topology import PlatformQueueKind
-from stacks.topology.bridge import plan_bridge
+from stacks.topology.bridge import bridge_shadows
 
 AUDIT_HEADERS: Final = (PROCESSING_ENDPOINT, PROCESSING_STARTED, PROCESSING_ENDED)
 """What ServiceControl's audit instance reads to place a processed message: who processed it
@@ -200,7 +200,7 @@ def _shadow_of(peers: Peers, endpoint: str, kind: PlatformQueueKind) -> str:
         raise ConversationError(f"the topology declares no {kind.value}")
     (shadow,) = [
         s
-        for s in plan_bridge(topology).shadows_in(account)
+        for s in bridge_shadows(topology).shadows_in(account)
         if s.remote == platform and s.queue_name == platform.queue_name
     ]
     return topology.sqs_arn(account, shadow.queue_name)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from constructs_lib import BridgeAccount, RelayDirection
 from stacks.placement.plan import StackPlan
 from stacks.placement.units import UnitKind, unit_key
-from stacks.topology.bridge import ingress_endpoints, plan_bridge
+from stacks.topology.bridge import bridge_shadows, ingress_endpoints
 from stacks.topology.model import Endpoint, Topology, relay_role_arn
 
 
@@ -25,7 +25,7 @@ def relay_stacks(
         sorted(
             {
                 plan.stack_of(sender, unit_key(UnitKind.SHADOW, shadow.queue_name)).number
-                for shadow in plan_bridge(topology).leads_to(endpoint)
+                for shadow in bridge_shadows(topology).leads_to(endpoint)
                 if shadow.account == sender
             }
         )
@@ -49,7 +49,7 @@ def bridge_sender(
 def ingress_writers(topology: Topology, plan: StackPlan, endpoint: Endpoint) -> tuple[str, ...]:
     """The exact ARNs of the outbound relay roles that deliver to ``endpoint``'s ingress
     queue, sorted."""
-    bridge = plan_bridge(topology)
+    bridge = bridge_shadows(topology)
     return tuple(
         sorted(
             relay_role_arn(topology.account(sender), RelayDirection.OUTBOUND, number)

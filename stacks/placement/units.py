@@ -31,7 +31,7 @@ import enum
 from dataclasses import dataclass
 
 from constructs_lib.queue_naming import ingress_queue_name
-from stacks.topology.bridge import ShadowQueue, ingress_endpoints, plan_bridge
+from stacks.topology.bridge import ShadowQueue, bridge_shadows, ingress_endpoints
 from stacks.topology.model import Endpoint, KeyGranularity, Topology
 from stacks.topology.topics import Topic
 
@@ -123,7 +123,7 @@ def account_units(topology: Topology, account: str) -> tuple[StackUnit, ...]:
         StackUnit(UnitKind.INGRESS, e.name, queue + QUEUE_ALARMS + EVENT_SOURCE)
         for e in ingress_endpoints(topology, account)
     )
-    units.extend(_shadow(shadow, queue) for shadow in plan_bridge(topology).shadows_in(account))
+    units.extend(_shadow(shadow, queue) for shadow in bridge_shadows(topology).shadows_in(account))
     return tuple(units)
 
 
@@ -179,6 +179,6 @@ def unit_resources(topology: Topology, account: str) -> dict[NamedResource, str]
         names[("AWS::SQS::Queue", ingress_queue_name(endpoint.queue_name))] = unit_key(
             UnitKind.INGRESS, endpoint.name
         )
-    for shadow in plan_bridge(topology).shadows_in(account):
+    for shadow in bridge_shadows(topology).shadows_in(account):
         names[("AWS::SQS::Queue", shadow.queue_name)] = unit_key(UnitKind.SHADOW, shadow.queue_name)
     return names

@@ -58,7 +58,7 @@ class ShadowQueue:
 
 
 @dataclass(frozen=True)
-class BridgePlan:
+class BridgeShadows:
     """Every shadow queue of the topology, at most one per name and account."""
 
     shadows: tuple[ShadowQueue, ...]
@@ -80,12 +80,12 @@ class BridgePlan:
 
 
 @functools.lru_cache(maxsize=32)
-def plan_bridge(topology: Topology) -> BridgePlan:
+def bridge_shadows(topology: Topology) -> BridgeShadows:
     """The shadow queues ``topology`` needs (see the module's docstring for why each one).
 
-    Cached: every account's stack, the access report and the checks ask for the same plan.
+    Cached: every account's stack, the access report and the checks ask for the same shadows.
     """
-    planned: dict[tuple[str, str], ShadowQueue] = {}
+    shadows: dict[tuple[str, str], ShadowQueue] = {}
     conflicts: list[tuple[ShadowQueue, ShadowQueue]] = []
 
     def reach(
@@ -112,11 +112,11 @@ def plan_bridge(topology: Topology) -> BridgePlan:
                 reason=reason,
             )
             key = (shadow.account, shadow.queue_name)
-            known = planned.setdefault(key, shadow)
+            known = shadows.setdefault(key, shadow)
             if known.remote != remote:
                 conflicts.append((known, shadow))
             elif known.delay_queue_name is None and shadow.delay_queue_name is not None:
-                planned[key] = dataclasses.replace(known, delay_queue_name=shadow.delay_queue_name)
+                shadows[key] = dataclasses.replace(known, delay_queue_name=shadow.delay_queue_name)
 
     for route in topology.routes:
         if route.sender is None:
@@ -167,13 +167,13 @@ def plan_bridge(topology: Topology) -> BridgePlan:
                     f"ServiceControl's retries to {endpoint.name}",
                     delays=False,  # ServiceControl runs without delayed delivery
                 )
-    return BridgePlan(tuple(planned.values()), tuple(conflicts))
+    return BridgeShadows(tuple(shadows.values()), tuple(conflicts))
 
 
 def ingress_endpoints(topology: Topology, account: str) -> tuple[Endpoint, ...]:
     """The queues of ``account`` (endpoints and platform queues) that shadows lead to: each
     gets an ingress queue, read by the account's inbound relay."""
-    bridge = plan_bridge(topology)
+    bridge = bridge_shadows(topology)
     return tuple(q for q in topology.queues_in(account) if bridge.leads_to(q))
 
 
@@ -182,7 +182,7 @@ def reachable_queues(topology: Topology, receiver: Endpoint) -> tuple[str, ...]:
     (:func:`constructs_lib.account_bridge.reachable_queues`: the local queues its queue-name
     generator leaves as they are, and the remote ones a shadow there leads to), in the
     topology's order."""
-    shadows = plan_bridge(topology).shadows_in(receiver.account)
+    shadows = bridge_shadows(topology).shadows_in(receiver.account)
     reachable = set(
         account_bridge.reachable_queues(
             receiver.queue_name_prefix,

@@ -21,12 +21,12 @@ from constructs_lib.queue_naming import (
     key_alias_name,
     subscription_dead_letter_queue_name,
 )
-from stacks.topology.bridge import plan_bridge
+from stacks.topology.bridge import bridge_shadows
 from stacks.topology.model import Topology
 
 
 @dataclass(frozen=True)
-class PlannedQueue:
+class StackQueue:
     """One queue a stack creates: where, under which name, for what, and which field asks."""
 
     account: str
@@ -42,9 +42,9 @@ Problem = tuple[str, str]
 """``(field path, rule)``, as the topology reports problems."""
 
 
-def planned_queues(topology: Topology) -> tuple[list[PlannedQueue], list[Problem]]:
+def stack_queues(topology: Topology) -> tuple[list[StackQueue], list[Problem]]:
     """The queues of every account's stack, and the problems of names that cannot be built."""
-    queues: list[PlannedQueue] = []
+    queues: list[StackQueue] = []
     problems: list[Problem] = []
 
     def add(
@@ -62,10 +62,10 @@ def planned_queues(topology: Topology) -> tuple[list[PlannedQueue], list[Problem
         except QueueNameError as error:
             problems.append((path, f"{role}: {error}"))
             return None
-        queues.append(PlannedQueue(account, name, role, path, keyed))
+        queues.append(StackQueue(account, name, role, path, keyed))
         return name
 
-    bridge = plan_bridge(topology)
+    bridge = bridge_shadows(topology)
     for queue in topology.all_queues:
         what = queue.description
         add(queue.account, f"{what}'s queue", queue.path, str, queue.queue_name, keyed=True)
@@ -137,10 +137,10 @@ def planned_queues(topology: Topology) -> tuple[list[PlannedQueue], list[Problem
     return queues, problems
 
 
-def name_clashes(queues: list[PlannedQueue]) -> Iterator[Problem]:
+def name_clashes(queues: list[StackQueue]) -> Iterator[Problem]:
     """A problem for every queue whose name an earlier queue of its account already has."""
-    first: dict[tuple[str, str], PlannedQueue] = {}
-    aliases: dict[tuple[str, str], PlannedQueue] = {}
+    first: dict[tuple[str, str], StackQueue] = {}
+    aliases: dict[tuple[str, str], StackQueue] = {}
     for queue in queues:
         known = first.setdefault((queue.account, queue.name), queue)
         if known is not queue:

@@ -38,9 +38,9 @@ from cross_account_runtime.common.json_document import (
 )
 from cross_account_runtime.nservicebus.redrive import dead_letter_kind_problem
 from stacks.topology.analytics import parse_analytics
-from stacks.topology.bridge import plan_bridge
+from stacks.topology.bridge import bridge_shadows
 from stacks.topology.field_checker import FieldChecker
-from stacks.topology.inventory import name_clashes, planned_queues
+from stacks.topology.inventory import name_clashes, stack_queues
 from stacks.topology.large_messages import parse_large_messages
 from stacks.topology.model import (
     Account,
@@ -543,7 +543,7 @@ def _check_reachability(check: FieldChecker, topology: Topology) -> None:
                 f"NServiceBus sends {kind.traffic} without a message group, which a FIFO queue "
                 f"refuses: no endpoint could reach {kind.label}. Make it a standard queue",
             )
-    bridge = plan_bridge(topology)
+    bridge = bridge_shadows(topology)
     for known, other in bridge.conflicts:
         fix = (
             "rename one of them"
@@ -558,7 +558,7 @@ def _check_reachability(check: FieldChecker, topology: Topology) -> None:
         )
     for path, rule in stack_id_clashes(topology):
         check.fail(path, rule)
-    queues, problems = planned_queues(topology)
+    queues, problems = stack_queues(topology)
     for path, rule in (*problems, *name_clashes(queues)):
         check.fail(path, rule)
 

@@ -30,7 +30,7 @@ from constructs_lib import (
 from stacks.topology import parse_topology
 from stacks.topology import relay_role_arn as topology_role_arn
 from stacks.topology import relay_role_name as topology_role_name
-from stacks.topology.bridge import plan_bridge
+from stacks.topology.bridge import bridge_shadows
 
 pytestmark = pytest.mark.synth
 
@@ -133,7 +133,9 @@ def test_each_account_gets_the_queues_the_topology_gives_the_pair(
 ) -> None:
     sales, billing = synthesized.sales, synthesized.billing
     topology = parse_topology(PAIR)
-    (shadow,) = [s for s in plan_bridge(topology).shadows_in("Sales") if s.remote.name == "Billing"]
+    (shadow,) = [
+        s for s in bridge_shadows(topology).shadows_in("Sales") if s.remote.name == "Billing"
+    ]
     assert (shadow.queue_name, shadow.delay_queue_name) == ("Billing", "Billing-delay.fifo")
     assert queue_names(sales) >= {
         "Billing",

@@ -30,7 +30,7 @@ from cross_account_runtime.relay import config as relay_config
 from cross_account_runtime.relay import config_format
 from stacks.quotas import quota_problems
 from stacks.topology import Topology, parse_topology
-from stacks.topology.bridge import plan_bridge
+from stacks.topology.bridge import bridge_shadows
 
 SALES = "111111111111"
 INGRESS = "arn:aws:sqs:us-east-1:222222222222:Billing-ingress"
@@ -871,7 +871,7 @@ def test_a_ring_of_ten_by_fifty_account_is_relayed_from_a_file_far_over_lambdas_
     team = topology.account("Team01")
     stack = Stack(App(), "Team01", env=Environment(account=team.id, region=team.region))
     routes = []
-    for shadow in plan_bridge(topology).shadows_in(team.name):
+    for shadow in bridge_shadows(topology).shadows_in(team.name):
         ingress = topology.sqs_arn(
             shadow.remote.account, ingress_queue_name(shadow.remote.queue_name)
         )

@@ -21,7 +21,7 @@ from local_aws.released_transport.dotnet.time_formats import Clock
 from local_aws.released_transport.endpoint.operations import MessageOperations
 from local_aws.released_transport.headers import MESSAGE_INTENT
 from local_aws.released_transport.plugins.saga_audit import SagaChangeOutput, SagaInvocation
-from local_aws.released_transport.transport.pubsub.topic_names import full_name
+from local_aws.released_transport.transport.pubsub.topic_name_helper import full_name
 from local_aws.released_transport.transport.sending.dispatcher import Operation
 
 

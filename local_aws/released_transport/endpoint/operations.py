@@ -49,7 +49,7 @@ from local_aws.released_transport.headers import (
     REPLY_TO_ADDRESS,
     HeaderDict,
 )
-from local_aws.released_transport.transport.pubsub.topic_names import full_name
+from local_aws.released_transport.transport.pubsub.topic_name_helper import full_name
 from local_aws.released_transport.transport.sending.dispatcher import Operation
 
 

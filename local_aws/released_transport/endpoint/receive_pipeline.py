@@ -77,7 +77,7 @@ from local_aws.released_transport.plugins.saga_audit import (
     saga_change_initiator,
     saga_updated_body,
 )
-from local_aws.released_transport.transport.pubsub.topic_names import full_name
+from local_aws.released_transport.transport.pubsub.topic_name_helper import full_name
 from local_aws.released_transport.transport.queues.sqs_shapes import ReceivedMessage
 from local_aws.released_transport.transport.receiving.input_pump import InputQueuePump, PumpResult
 from local_aws.released_transport.transport.sending.dispatcher import MessageDispatcher, Operation

@@ -90,7 +90,7 @@ from local_aws.released_transport.transport.pubsub.topic_cache import (
     DEFAULT_NOT_FOUND_TOPICS_CACHE_TTL,
     TopicCache,
 )
-from local_aws.released_transport.transport.pubsub.topic_names import full_name
+from local_aws.released_transport.transport.pubsub.topic_name_helper import full_name
 from local_aws.released_transport.transport.queues.naming import (
     assert_queue_name_generator_idempotent,
 )

@@ -25,7 +25,7 @@ from local_aws.released_transport.transport.pubsub.queue_policy import PolicySet
 from local_aws.released_transport.transport.pubsub.topic_cache import (
     DEFAULT_NOT_FOUND_TOPICS_CACHE_TTL,
 )
-from local_aws.released_transport.transport.pubsub.topic_names import (
+from local_aws.released_transport.transport.pubsub.topic_name_helper import (
     TopicNameGenerator,
     get_sns_topic_name,
 )

@@ -86,7 +86,7 @@ from local_aws.released_transport.service_control.messages import (
     read_report_custom_check_result,
     read_saga_updated_message,
 )
-from local_aws.released_transport.transport.pubsub.topic_names import full_name
+from local_aws.released_transport.transport.pubsub.topic_name_helper import full_name
 
 DEFAULT_HEARTBEAT_GRACE_PERIOD: Final = timedelta(seconds=40)
 INSTANCE_IMMEDIATE_RETRIES: Final = 3

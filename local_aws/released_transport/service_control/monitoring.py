@@ -79,7 +79,7 @@ from local_aws.released_transport.service_control.messages import (
     ContractError,
     read_endpoint_metadata_report,
 )
-from local_aws.released_transport.transport.pubsub.topic_names import full_name
+from local_aws.released_transport.transport.pubsub.topic_name_helper import full_name
 
 DEFAULT_MONITORING_INSTANCE_NAME: Final = "Particular.Monitoring"
 DEFAULT_MONITORING_ERROR_QUEUE: Final = "error"

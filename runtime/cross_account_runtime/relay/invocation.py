@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from cross_account_runtime.relay.decision import Decision
-    from cross_account_runtime.relay.send_batches import PlannedCall
+    from cross_account_runtime.relay.send_batches import BatchCall
 
     BatchResponse = dict[str, list[dict[str, str]]]
     """``{"batchItemFailures": [{"itemIdentifier": <messageId>}, ...]}``."""
@@ -83,7 +83,7 @@ class Invocation:
         remaining = getattr(self.context, "get_remaining_time_in_millis", None)
         return float("inf") if remaining is None else remaining() / 1000
 
-    def call_priority(self, call: PlannedCall) -> int:
+    def call_priority(self, call: BatchCall) -> int:
         """Sort key of a planned call: the most receives among its records, negated, for a
         standard queue; 0 for a FIFO queue, whose calls must keep their order."""
         if call.queue.name.endswith(FIFO_SUFFIX):

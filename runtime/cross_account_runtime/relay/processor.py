@@ -61,7 +61,7 @@ from cross_account_runtime.relay.config_format import DEFAULT_SERVICE_NAME
 from cross_account_runtime.relay.core import refuse, relay_message
 from cross_account_runtime.relay.decision import Decision, DecisionKind
 from cross_account_runtime.relay.invocation import Invocation, event_records
-from cross_account_runtime.relay.send_batches import PendingSend, plan_calls
+from cross_account_runtime.relay.send_batches import PendingSend, batch_calls
 from cross_account_runtime.relay.sending import BatchResult, SendFailure, SqsClients
 
 # A local flag rather than ``typing.TYPE_CHECKING``: importing ``typing`` costs more than most
@@ -72,7 +72,7 @@ if TYPE_CHECKING:
     from typing import Any, Final
 
     from cross_account_runtime.relay.invocation import BatchResponse
-    from cross_account_runtime.relay.send_batches import PlannedCall
+    from cross_account_runtime.relay.send_batches import BatchCall
     from cross_account_runtime.relay.sending import SendBatch
 
 
@@ -269,11 +269,11 @@ class Relay:
             if decision.queue is not None and decision.request is not None
         ]
         made = 0
-        for call in sorted(plan_calls(pending), key=state.call_priority):
+        for call in sorted(batch_calls(pending), key=state.call_priority):
             made += self._make_call(call, state)
         return made
 
-    def _make_call(self, call: PlannedCall, state: Invocation) -> int:
+    def _make_call(self, call: BatchCall, state: Invocation) -> int:
         """One planned call: its sends not stopped by their FIFO group, if time allows; then
         the records whose send failed on their last receive go to their dead-letter queue.
         Returns the number of calls made."""
@@ -384,7 +384,7 @@ class Relay:
                 continue
             state.decided[index] = decision
             pending.append(PendingSend(index, decision.queue, decision.request))
-        for call in plan_calls(pending):
+        for call in batch_calls(pending):
             if state.remaining_seconds() < WORST_CASE_CALL_SECONDS:
                 for send in call.sends:
                     state.fail(send.index)
@@ -404,7 +404,7 @@ class Relay:
                     )
         return made
 
-    def _call(self, call: PlannedCall) -> BatchResult:
+    def _call(self, call: BatchCall) -> BatchResult:
         """One ``SendMessageBatch``; a call that failed as a whole fails each of its entries."""
         try:
             return self.send_batch(call.queue.region, call.queue.url, call.entries())

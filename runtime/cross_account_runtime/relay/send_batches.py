@@ -11,7 +11,7 @@ to one queue. Sends are grouped per destination queue, in the order of the recor
   failed, not attempted), and a batch that spans ``g`` groups evenly needs about ``1/g``
   calls per message: two groups, 0.5.
 
-Calls to one queue are made one after the other, in plan order, so a group's messages are
+Calls to one queue are made one after the other, in the order the batches give, so a group's messages are
 stored in the order they were received. Pure: no I/O.
 """
 
@@ -59,7 +59,7 @@ class PendingSend:
         )
 
 
-class PlannedCall:
+class BatchCall:
     """One ``SendMessageBatch``: its queue and the sends it carries, in order."""
 
     __slots__ = ("bytes", "queue", "sends")
@@ -85,32 +85,32 @@ class PlannedCall:
         ]
 
 
-def plan_calls(sends: Sequence[PendingSend]) -> list[PlannedCall]:
+def batch_calls(sends: Sequence[PendingSend]) -> list[BatchCall]:
     """The calls that carry ``sends``: per queue in the order each queue first appears, and
     within a queue in the order described above."""
     by_queue: dict[str, list[PendingSend]] = {}
     for send in sends:
         by_queue.setdefault(str(send.queue), []).append(send)
-    calls: list[PlannedCall] = []
+    calls: list[BatchCall] = []
     for queued in by_queue.values():
         fifo = queued[0].queue.name.endswith(FIFO_SUFFIX)
         calls += _fifo_calls(queued) if fifo else _standard_calls(queued)
     return calls
 
 
-def _standard_calls(sends: Sequence[PendingSend]) -> list[PlannedCall]:
-    calls = [PlannedCall(sends[0].queue)]
+def _standard_calls(sends: Sequence[PendingSend]) -> list[BatchCall]:
+    calls = [BatchCall(sends[0].queue)]
     for send in sends:
         if not calls[-1].fits(send):
-            calls.append(PlannedCall(send.queue))
+            calls.append(BatchCall(send.queue))
         calls[-1].add(send)
     return calls
 
 
-def _fifo_calls(sends: Sequence[PendingSend]) -> list[PlannedCall]:
+def _fifo_calls(sends: Sequence[PendingSend]) -> list[BatchCall]:
     """Each message goes to the first call with room after the call of its group's previous
     message (so no call holds two messages of a group)."""
-    calls: list[PlannedCall] = []
+    calls: list[BatchCall] = []
     next_call: dict[str, int] = {}
     for send in sends:
         group = send.request.get("MessageGroupId", "")
@@ -118,7 +118,7 @@ def _fifo_calls(sends: Sequence[PendingSend]) -> list[PlannedCall]:
         while position < len(calls) and not calls[position].fits(send):
             position += 1
         if position == len(calls):
-            calls.append(PlannedCall(send.queue))
+            calls.append(BatchCall(send.queue))
         calls[position].add(send)
         next_call[group] = position + 1
     return calls

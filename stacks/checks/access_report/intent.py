@@ -27,7 +27,7 @@ from stacks.delivery_log_stack import delivery_log_destination_arn
 from stacks.placement.plan import StackPlan
 from stacks.placement.relays import ingress_writers
 from stacks.topology import Topology
-from stacks.topology.bridge import ingress_endpoints, plan_bridge
+from stacks.topology.bridge import bridge_shadows, ingress_endpoints
 
 
 def principal_set(grants: Sequence[PrincipalRecord]) -> set[tuple[str, str]]:
@@ -72,7 +72,7 @@ def expected_access(topology: Topology, plan: StackPlan) -> Access:
                 "send": send,
                 "receive": set(),
             }
-    bridge = plan_bridge(topology)
+    bridge = bridge_shadows(topology)
     for shadow in bridge.shadows:
         nobody(shadow.account, shadow.queue_name, dead_letter_queue_name(shadow.queue_name))
         if shadow.delay_queue_name is not None:
@@ -117,7 +117,7 @@ def expected_relay_edges(topology: Topology) -> set[RelayEdge]:
     """(direction, from, to) for every relay hop: each shadow queue (and its delay queue's
     shadow) to the remote ingress queue, each ingress queue to its endpoint queue."""
     edges: set[RelayEdge] = set()
-    for shadow in plan_bridge(topology).shadows:
+    for shadow in bridge_shadows(topology).shadows:
         remote = shadow.remote
         ingress = topology.sqs_arn(remote.account, ingress_queue_name(remote.queue_name))
         for name in (shadow.queue_name, shadow.delay_queue_name):
@@ -144,7 +144,7 @@ def expected_platform_paths(topology: Topology) -> set[PlatformPath]:
     """Every way into each platform queue from another account: each shadow leading to it (one
     per name its endpoints resolve, in every account with endpoints but its own), through its
     ingress queue."""
-    bridge = plan_bridge(topology)
+    bridge = bridge_shadows(topology)
     paths: set[PlatformPath] = set()
     for queue in topology.platform_queues:
         if queue.platform is None:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from stacks.topology import PlatformQueueKind, TopologyError, parse_topology
-from stacks.topology.bridge import ingress_endpoints, plan_bridge, reachable_queues
+from stacks.topology.bridge import bridge_shadows, ingress_endpoints, reachable_queues
 from tests.stacks.topology.problems import problems_of
 
 SALES, BILLING, OPS = "111111111111", "222222222222", "333333333333"
@@ -26,9 +26,9 @@ def arn(account: str, name: str) -> str:
 
 def shadows(document: dict[str, Any]) -> dict[str, dict[str, str]]:
     """Per account, each shadow queue's name and the endpoint it leads to."""
-    plan = plan_bridge(parse_topology(document))
+    bridge = bridge_shadows(parse_topology(document))
     found: dict[str, dict[str, str]] = {}
-    for shadow in plan.shadows:
+    for shadow in bridge.shadows:
         found.setdefault(shadow.account, {})[shadow.queue_name] = shadow.remote.name
     return found
 
@@ -59,8 +59,8 @@ def test_each_account_gets_a_shadow_for_every_remote_queue_its_endpoints_reach_b
 def test_a_shadow_whose_messages_may_be_delayed_has_a_delay_queue_shadow(
     example_document: dict[str, Any],
 ) -> None:
-    plan = plan_bridge(parse_topology(example_document))
-    assert {(s.account, s.queue_name, s.delay_queue_name) for s in plan.shadows} == {
+    bridge = bridge_shadows(parse_topology(example_document))
+    assert {(s.account, s.queue_name, s.delay_queue_name) for s in bridge.shadows} == {
         # Sends and replies may be delayed beyond 15 minutes.
         ("Sales", "Billing", "Billing-delay.fifo"),
         ("Billing", "Shipping", "Shipping-delay.fifo"),
@@ -82,8 +82,10 @@ def test_a_shadow_needed_for_delays_by_any_of_its_reasons_gets_its_delay_queue(
 ) -> None:
     document["endpoints"].append({"name": "Audit", "account": "Ops"})
     document["routes"].append({"from": "Audit", "to": "Billing", "relay": True})
-    plan = plan_bridge(parse_topology(document))
-    (billing_in_ops,) = [s for s in plan.shadows if (s.account, s.queue_name) == ("Ops", "Billing")]
+    bridge = bridge_shadows(parse_topology(document))
+    (billing_in_ops,) = [
+        s for s in bridge.shadows if (s.account, s.queue_name) == ("Ops", "Billing")
+    ]
     assert billing_in_ops.delay_queue_name == "Billing-delay.fifo"
 
 
@@ -91,7 +93,7 @@ def test_the_queues_shadows_lead_to_get_ingress_queues_admitting_those_accounts_
     example_document: dict[str, Any],
 ) -> None:
     topology = parse_topology(example_document)
-    plan = plan_bridge(topology)
+    bridge = bridge_shadows(topology)
     assert [q.name for q in ingress_endpoints(topology, "Sales")] == ["Sales", "Shipping"]
     assert [q.name for q in ingress_endpoints(topology, "Billing")] == ["Billing"]
     assert [q.name for q in ingress_endpoints(topology, "Ops")] == [
@@ -100,9 +102,9 @@ def test_the_queues_shadows_lead_to_get_ingress_queues_admitting_those_accounts_
         "Particular.ServiceControl",
         "Particular.Monitoring",
     ]
-    assert plan.relay_sender_accounts(topology.endpoint("Shipping")) == ("Billing", "Ops")
+    assert bridge.relay_sender_accounts(topology.endpoint("Shipping")) == ("Billing", "Ops")
     for queue in topology.platform_queues:
-        assert plan.relay_sender_accounts(queue) == ("Sales", "Billing")
+        assert bridge.relay_sender_accounts(queue) == ("Sales", "Billing")
 
 
 def test_a_released_receiver_is_told_the_queues_it_reaches_by_name_from_its_account(
@@ -243,7 +245,7 @@ def test_the_endpoints_of_a_platform_queues_account_reach_it_directly(
     assert found["Ops"] == {"Sales": "Sales", "Shipping": "Shipping", "Billing": "Billing"}
     topology = parse_topology(document)
     audit = topology.endpoint("audit")
-    assert plan_bridge(topology).relay_sender_accounts(audit) == ("Sales", "Billing")
+    assert bridge_shadows(topology).relay_sender_accounts(audit) == ("Sales", "Billing")
     # Its sends are authorized by IAM in Ops; of the other accounts, only Sales, whose ARN-aware
     # endpoint sends to the queue's ARN, gets the queue's grant: Billing's go through the bridge.
     assert topology.cross_account_senders(audit) == (SALES,)

@@ -41,7 +41,7 @@ from local_aws.released_transport.transport.pubsub.access_policy import (
     Statement,
     policy_from_json,
 )
-from local_aws.released_transport.transport.pubsub.topic_names import get_sanitized_topic_name
+from local_aws.released_transport.transport.pubsub.topic_name_helper import get_sanitized_topic_name
 
 SEND_MESSAGE_ACTION: Final = "sqs:SendMessage"
 ARN_LIKE: Final = "ArnLike"

@@ -26,7 +26,7 @@ from typing import Any, Final
 
 from local_aws.released_transport.dotnet.time_formats import Clock, system_clock
 from local_aws.released_transport.transport.pubsub.sns_lookups import find_topic
-from local_aws.released_transport.transport.pubsub.topic_names import TopicNameGenerator
+from local_aws.released_transport.transport.pubsub.topic_name_helper import TopicNameGenerator
 
 DEFAULT_NOT_FOUND_TOPICS_CACHE_TTL: Final = timedelta(seconds=5)
 

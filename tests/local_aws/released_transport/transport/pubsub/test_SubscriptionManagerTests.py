@@ -19,7 +19,7 @@ from local_aws.released_transport.transport.pubsub.subscription_manager import (
     TopicNotFoundError,
 )
 from local_aws.released_transport.transport.pubsub.topic_cache import TopicCache
-from local_aws.released_transport.transport.pubsub.topic_names import get_sns_topic_name
+from local_aws.released_transport.transport.pubsub.topic_name_helper import get_sns_topic_name
 from local_aws.released_transport.transport.queues.naming import get_sqs_queue_name
 from local_aws.released_transport.transport.queues.queue_cache import QueueCache
 from tests.local_aws.released_transport.fake_sns import FakeSns, topic_arn

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from local_aws.released_transport.transport.pubsub.topic_names import (
+from local_aws.released_transport.transport.pubsub.topic_name_helper import (
     TopicNameError,
     full_name,
     get_sanitized_topic_name,

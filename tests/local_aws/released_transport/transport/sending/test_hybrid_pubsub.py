@@ -10,7 +10,7 @@ import pytest
 
 from local_aws.released_transport.core.outgoing import OutgoingMessage, TransportOperation
 from local_aws.released_transport.transport.pubsub.topic_cache import TopicCache
-from local_aws.released_transport.transport.pubsub.topic_names import get_sns_topic_name
+from local_aws.released_transport.transport.pubsub.topic_name_helper import get_sns_topic_name
 from local_aws.released_transport.transport.queues.naming import QueueNameError, get_sqs_queue_name
 from local_aws.released_transport.transport.queues.queue_cache import QueueCache
 from local_aws.released_transport.transport.sending.hybrid_pubsub import HybridPubSubChecker
