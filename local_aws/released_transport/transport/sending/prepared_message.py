@@ -56,21 +56,16 @@ def message_size(
 
 
 @dataclass
-class SqsPreparedMessage:
-    """One message ready to send; ``receipt_handle`` is set only for what the delayed messages
-    pump re-sends (``SqsReceivedDelayedMessage``), so it can delete the original after."""
+class PreparedMessage:
+    """What ``SqsPreparedMessage`` and ``SnsPreparedMessage`` both carry, each upstream class
+    writing it out again: the body, the destination, the attributes with the
+    ``NServiceBus.MessageId`` one, and the size (``CalculateSize``)."""
 
-    queue_url: str = ""
     body: str | None = None
     destination: str | None = None
-    original_destination: str | None = None
-    delay_seconds: int = 0
-    message_group_id: str | None = None
-    message_deduplication_id: str | None = None
     message_attributes: dict[str, MessageAttributeValue] = field(default_factory=dict)
     reserve_bytes: int = 0
     size: int = 0
-    receipt_handle: str | None = None
 
     @property
     def message_id(self) -> str | None:
@@ -79,12 +74,26 @@ class SqsPreparedMessage:
         return None if attribute is None else string_value(attribute)
 
     def set_message_id(self, message_id: str) -> None:
-        """Set the ``NServiceBus.MessageId`` attribute (a String attribute)."""
+        """Set the ``NServiceBus.MessageId`` attribute (a String attribute): attributes count
+        towards the size, so it is set for every message alike."""
         self.message_attributes[MESSAGE_ID] = string_attribute(message_id)
 
     def calculate_size(self) -> None:
         """``CalculateSize``."""
         self.size = message_size(self.body, self.message_attributes, self.reserve_bytes)
+
+
+@dataclass
+class SqsPreparedMessage(PreparedMessage):
+    """One message ready to send; ``receipt_handle`` is set only for what the delayed messages
+    pump re-sends (``SqsReceivedDelayedMessage``), so it can delete the original after."""
+
+    queue_url: str = ""
+    original_destination: str | None = None
+    delay_seconds: int = 0
+    message_group_id: str | None = None
+    message_deduplication_id: str | None = None
+    receipt_handle: str | None = None
 
     def copy_message_attributes(self, attributes: Mapping[str, MessageAttributeValue]) -> None:
         """``CopyMessageAttributes``: add the attributes not already present."""

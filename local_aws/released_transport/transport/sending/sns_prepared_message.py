@@ -23,46 +23,20 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from local_aws.released_transport.headers import (
     MAXIMUM_ITEMS_IN_BATCH,
-    MESSAGE_ID,
     SNS_MAXIMUM_MESSAGE_SIZE,
 )
-from local_aws.released_transport.transport.queues.sqs_shapes import (
-    MessageAttributeValue,
-    string_attribute,
-    string_value,
-)
 from local_aws.released_transport.transport.sending.batch_entry import BatchEntry
-from local_aws.released_transport.transport.sending.prepared_message import message_size
+from local_aws.released_transport.transport.sending.prepared_message import PreparedMessage
 
 
 @dataclass
-class SnsPreparedMessage:
+class SnsPreparedMessage(PreparedMessage):
     """One event ready to publish to ``destination``, a topic ARN."""
-
-    destination: str | None = None
-    body: str | None = None
-    message_attributes: dict[str, MessageAttributeValue] = field(default_factory=dict)
-    reserve_bytes: int = 0
-    size: int = 0
-
-    @property
-    def message_id(self) -> str | None:
-        """The ``NServiceBus.MessageId`` attribute."""
-        attribute = self.message_attributes.get(MESSAGE_ID)
-        return None if attribute is None else string_value(attribute)
-
-    def set_message_id(self, message_id: str) -> None:
-        """Set the ``NServiceBus.MessageId`` attribute (a String attribute)."""
-        self.message_attributes[MESSAGE_ID] = string_attribute(message_id)
-
-    def calculate_size(self) -> None:
-        """``CalculateSize``."""
-        self.size = message_size(self.body, self.message_attributes, self.reserve_bytes)
 
     def publish_request(self) -> dict[str, Any]:
         """``ToPublishRequest``: the keyword arguments of boto3's ``publish``."""
