@@ -75,6 +75,18 @@ def endpoint_receives(
         problems.append((retries_field, retries_problem))
         immediate_retries = IMMEDIATE_RETRIES
     default = default_max_receive_count(immediate_retries)
+    if max_receive_count is None and default > high:
+        # The default is derived from the retries, so the retries are what was given.
+        problems.append(
+            (
+                retries_field,
+                f"{immediate_retries} immediate retries need {immediate_retries + 1} receives "
+                f"and the default {receives_field} adds {RECEIVE_MARGIN} more ({default}), over "
+                f"SQS's {high}; give {receives_field} (at most {high}) or fewer immediate "
+                "retries",
+            )
+        )
+        return immediate_retries, high, problems
     if max_receive_count is None:
         max_receive_count = default
     receives_problem = range_problem(max_receive_count, low, high)
@@ -97,6 +109,10 @@ least 900 s (``DelayedMessagesPump.Initialize``)."""
 DELAY_QUEUE_MIN_RETENTION = Duration.days(4)
 """The shortest retention the released transport accepts on a delay queue (it refuses to start
 below 345,600 s)."""
+SQS_RETENTION_RANGE = (Duration.seconds(60), Duration.days(14))
+"""What SQS takes for a queue's message retention (``MessageRetentionPeriod``, 60 to 1,209,600
+seconds): checked before any keyword is compared with it, so a retention SQS refuses is blamed
+on the keyword that gave it."""
 QUEUE_RETENTION = Duration.days(4)
 """NServiceBus's default time to be received, written out so no reader has to know SQS's
 default (also 4 days)."""
@@ -129,7 +145,7 @@ MAX_MESSAGE_AGE_SECONDS = 900
 """The age of an endpoint queue's oldest message above which the endpoint is considered stuck
 (15 minutes)."""
 MAX_MESSAGE_AGE = Duration.seconds(MAX_MESSAGE_AGE_SECONDS)
-MAX_MESSAGE_AGE_RANGE_SECONDS = (60, 1_209_600)
+MAX_MESSAGE_AGE_RANGE_SECONDS = (60, int(SQS_RETENTION_RANGE[1].to_seconds()))
 """From a minute (one metric period's worth of noise) to SQS's longest retention."""
 ALARM_EVALUATION_PERIOD = Duration.minutes(5)
 """The alarms' metric period: one alarm evaluation every five minutes."""

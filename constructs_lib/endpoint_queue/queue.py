@@ -19,7 +19,7 @@ from constructs_lib._private.grants import (
     grant_with_key,
     sns_principal,
 )
-from constructs_lib._private.keywords import cdk_refusals, checked, checked_keywords
+from constructs_lib._private.keywords import checked, checked_keywords
 from constructs_lib._private.secure_queue import secure_queue
 from constructs_lib._private.subscriptions import SubscribedQueue
 from constructs_lib.defaults import (
@@ -200,22 +200,19 @@ class EndpointQueue(Construct):
         # The DLQ names its source by a computed ARN, not a reference: a reference would make
         # the DLQ and the queue depend on each other.
         source_arn = stack.format_arn(service="sqs", resource=self.queue_name)
-        # The dead-letter queue's retention is a keyword of its own, whatever aws-cdk-lib
-        # calls it.
-        with cdk_refusals({"retention period": "dead_letter_retention_period"}):
-            self.dead_letter_queue = secure_queue(
-                self,
-                "DeadLetterQueue",
-                queue_name=dlq_name,
-                fifo=fifo,
-                encryption_key=self.encryption_key,
-                retention_period=dead_letter_retention_period,
-                redrive_allow_policy=sqs.RedriveAllowPolicy(
-                    redrive_permission=sqs.RedrivePermission.BY_QUEUE,
-                    source_queues=[sqs.Queue.from_queue_arn(self, "Source", source_arn)],
-                ),
-                removal_policy=removal_policy,
-            )
+        self.dead_letter_queue = secure_queue(
+            self,
+            "DeadLetterQueue",
+            queue_name=dlq_name,
+            fifo=fifo,
+            encryption_key=self.encryption_key,
+            retention_period=dead_letter_retention_period,
+            redrive_allow_policy=sqs.RedriveAllowPolicy(
+                redrive_permission=sqs.RedrivePermission.BY_QUEUE,
+                source_queues=[sqs.Queue.from_queue_arn(self, "Source", source_arn)],
+            ),
+            removal_policy=removal_policy,
+        )
         self.queue = secure_queue(
             self,
             "Queue",

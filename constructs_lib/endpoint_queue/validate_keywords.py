@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from aws_cdk import Duration
 from aws_cdk import aws_kms as kms
 
-from constructs_lib.defaults import endpoint_receives
+from constructs_lib.defaults import SQS_RETENTION_RANGE, endpoint_receives
 from constructs_lib.endpoint_queue.queue_base import EndpointQueueEncryption
 from constructs_lib.messaging_key import MessagingKey
 from constructs_lib.validation import (
@@ -48,6 +48,11 @@ def validate_endpoint_queue_keywords(
         raise ValueError("content_based_deduplication: only FIFO queues deduplicate; set fifo=True")
     if organization_id is not None:
         require_organization_ids("organization_id", [organization_id])
+    for keyword, retention in (
+        ("retention_period", retention_period),
+        ("dead_letter_retention_period", dead_letter_retention_period),
+    ):
+        _require_sqs_retention(keyword, retention)
     _refuse_short_dead_letter_retention(retention_period, dead_letter_retention_period, fifo=fifo)
     for field, given in (("encryption_key", encryption_key), ("shared_key", shared_key)):
         if encryption is EndpointQueueEncryption.SQS_MANAGED and given is not None:
@@ -62,6 +67,27 @@ def validate_endpoint_queue_keywords(
         )
     require_customer_managed_key("encryption_key", encryption_key)
     return max_receive_count
+
+
+def _require_sqs_retention(keyword: str, retention: Duration) -> None:
+    """Refuse a retention SQS refuses (:data:`~constructs_lib.defaults.SQS_RETENTION_RANGE`)
+    before it is compared with another keyword: else the comparison would blame the keyword
+    that was right (a 30-day queue is no reason to lengthen its dead-letter queue, which SQS
+    cannot keep longer than 14 days)."""
+    shortest, longest = SQS_RETENTION_RANGE
+    seconds = retention.to_seconds()
+    if shortest.to_seconds() <= seconds <= longest.to_seconds():
+        return
+    bound, limit = (
+        ("under SQS's minimum", shortest)
+        if seconds < shortest.to_seconds()
+        else ("over SQS's maximum", longest)
+    )
+    raise ValueError(
+        f"{keyword}: {retention.to_human_string()} is {bound} of {limit.to_human_string()} "
+        f"(SQS keeps a message from {shortest.to_human_string()} to "
+        f"{longest.to_human_string()}); pass a retention within that range"
+    )
 
 
 def _refuse_short_dead_letter_retention(

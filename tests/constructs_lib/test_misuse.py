@@ -201,12 +201,22 @@ MISUSES = [
     Misuse(
         "a retention period SQS refuses",
         lambda s, _: queue(s, retention_period=Duration.seconds(30)),
-        Refused(ValueError, r"^retention_period: aws-cdk-lib refuses it: message retention"),
+        Refused(ValueError, r"^retention_period: 30 seconds is under SQS's minimum of 1 minute"),
+    ),
+    Misuse(
+        "a retention period over SQS's 14 days, never blamed on the dead-letter queue",
+        lambda s, _: queue(s, retention_period=Duration.days(30)),
+        Refused(ValueError, r"^retention_period: 30 days is over SQS's maximum of 14 days"),
+    ),
+    Misuse(
+        "immediate retries whose default receives SQS refuses, never blamed on max_receive_count",
+        lambda s, _: queue(s, immediate_retries=999),
+        Refused(ValueError, r"^immediate_retries: 999 immediate retries need 1000 receives"),
     ),
     Misuse(
         "a dead-letter retention period SQS refuses",
         lambda s, _: queue(s, dead_letter_retention_period=Duration.days(15)),
-        Refused(ValueError, r"^dead_letter_retention_period: aws-cdk-lib refuses it"),
+        Refused(ValueError, r"^dead_letter_retention_period: 15 days is over SQS's maximum"),
     ),
     Misuse(
         "a visibility timeout SQS refuses",
