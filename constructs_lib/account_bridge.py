@@ -55,7 +55,12 @@ from constructs_lib.queue_naming import (
 )
 from constructs_lib.relay_roles import RELAY_STACKS, relay_role_arn, relay_role_name
 from constructs_lib.relay_timing import RelayTiming
-from constructs_lib.validation import require_account_ids, require_organization_ids, require_range
+from constructs_lib.validation import (
+    require_account_ids,
+    require_organization_ids,
+    require_other_accounts,
+    require_range,
+)
 from cross_account_runtime.common.partitions import partition_of
 from cross_account_runtime.nservicebus.locations import AddressError
 from cross_account_runtime.nservicebus.queue_arn import QueueArn, parse_queue_arn
@@ -447,6 +452,13 @@ class AccountBridge(Construct):
                 ingress_queue_name(name),
             )
             self.ingress_queues[name] = queue
+            require_other_accounts(
+                "sender_accounts",
+                [a.account_id for a in endpoint.sender_accounts],
+                self,
+                "this account's endpoints send to the endpoint queue itself, granted with "
+                "EndpointQueue.grant_send_messages",
+            )
             queue.add_sender_roles(
                 *(role for a in endpoint.sender_accounts for role in a.outbound_relay_roles)
             )

@@ -7,8 +7,10 @@ import re
 import urllib.parse
 from collections.abc import Iterable
 
+from aws_cdk import Annotations, Stack, Token
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_sqs as sqs
+from constructs import IConstruct
 
 from cross_account_runtime.sns_endpoint.config import check_topic_arn
 
@@ -56,6 +58,40 @@ def require_account_ids(name: str, values: Iterable[str]) -> None:
     for value in values:
         if not isinstance(value, str) or not ACCOUNT_ID.match(value):
             raise ValueError(f"{name}: account ids are exactly 12 digits, got {value!r}")
+
+
+def require_other_accounts(
+    name: str, account_ids: Iterable[str], scope: IConstruct, grant: str
+) -> None:
+    """Refuse the stack's own account among accounts a resource policy is to admit.
+
+    A grant to an account is ``Principal: *`` narrowed by ``aws:PrincipalAccount``: for
+    another account, its principals still need an IAM policy of their own (the request crosses
+    accounts); for the resource's own account, the resource policy alone suffices, so every
+    role and user of the account could then act without any IAM grant. Same-account access is
+    granted with IAM (``grant`` says how).
+
+    In a stack without an account (env-agnostic) synth cannot tell the own account: the check
+    is left out and a warning says so, since a stack that admits other accounts by id is
+    deployed to a known account anyway (give it ``env=Environment(account=...)``)."""
+    listed = list(account_ids)
+    if not listed:
+        return
+    own = Stack.of(scope).account
+    if Token.is_unresolved(own):
+        Annotations.of(scope).add_warning_v2(
+            f"constructs-lib:{name}-own-account-unchecked",
+            f"{name}: this stack has no account (env-agnostic), so synth cannot check that the "
+            "accounts listed leave out its own (a grant to it would admit every principal of "
+            "the account without IAM); give the stack env=Environment(account=...)",
+        )
+        return
+    if own in listed:
+        raise ValueError(
+            f"{name}: {own} is this stack's own account, and a grant to it would admit every "
+            "principal of the account (Principal: *, aws:PrincipalAccount) without an IAM "
+            f"policy; leave it out and grant same-account principals with IAM ({grant})"
+        )
 
 
 def require_organization_ids(name: str, values: Iterable[str]) -> None:

@@ -14,9 +14,8 @@ its signature already declares (one home: the signature), and
 * a typed policy object takes its JSON form as a mapping (:data:`FROM_MAPPING`);
 * a whole number refuses ``True`` and ``"10"``; an aws-cdk-lib interface (``IQueue``,
   ``ITopic``, ``IKey``) takes any object that implements it, made in this app or imported;
-* aws-cdk-lib's own refusals (a visibility timeout over 12 hours, a retention where no check of ours
-  comes first)
-  are re-raised naming the keyword whose value they refuse (:func:`cdk_refusals`).
+* aws-cdk-lib's own refusals (a visibility timeout over 12 hours, a retention no check of
+  ours reads first) are re-raised naming the keyword whose value they refuse (:func:`cdk_refusals`).
 
 A mistake is a ``TypeError`` (wrong kind of value) or ``ValueError`` (a value of the right kind
 refused), whose message starts with the keyword and says what to pass. The same decorator

@@ -40,6 +40,7 @@ from constructs_lib.validation import (
     require_account_ids,
     require_customer_managed_key,
     require_organization_ids,
+    require_other_accounts,
 )
 
 LOG_ACTIONS = ("logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents")
@@ -91,11 +92,13 @@ class DeliveryLoggedTopic(_TopicBase):
             AWS-managed key (``alias/aws/sns``), which publishers in other accounts and SNS
             delivering into the DLQs cannot use. Default: a new customer-managed key with
             rotation.
-        :param publisher_accounts: other accounts whose principals may ``sns:Publish``.
+        :param publisher_accounts: other accounts whose principals may ``sns:Publish``; never
+            the topic's own, whose principals are granted with IAM (:meth:`grant_publish`).
             Default: none.
         :param publisher_organization_ids: organizations whose principals may publish.
             Default: none.
-        :param subscriber_accounts: other accounts that may subscribe their own SQS queues.
+        :param subscriber_accounts: other accounts that may subscribe their own SQS queues;
+            never the topic's own (subscribe its queues with :meth:`add_queue_subscription`).
             Default: none.
         :param subscriber_organization_ids: organizations whose accounts may subscribe SQS
             queues (``aws:PrincipalOrgID``). Default: none.
@@ -221,10 +224,10 @@ class DeliveryLoggedTopic(_TopicBase):
         self._publishers: list[str] = []
         self._publisher_organizations: list[str] = []
         self._subscribers: list[str] = []
-        self.add_publisher_accounts(*publisher_accounts)
+        self._add_publisher_accounts("publisher_accounts", publisher_accounts)
         for organization in publisher_organization_ids:
             self.add_publisher_organization(organization)
-        self.add_subscriber_accounts(*subscriber_accounts)
+        self._add_subscriber_accounts("subscriber_accounts", subscriber_accounts)
         for organization in subscriber_organization_ids:
             self.add_subscriber_organization(organization)
 
@@ -324,8 +327,14 @@ class DeliveryLoggedTopic(_TopicBase):
     @checked_keywords
     def add_publisher_accounts(self, *account_ids: str) -> None:
         """Let principals of other accounts publish (their IAM policies must allow it too):
-        one statement lists every publisher account (``aws:PrincipalAccount``)."""
-        require_account_ids("account_ids", account_ids)
+        one statement lists every publisher account (``aws:PrincipalAccount``). The topic's
+        own account is refused: its principals are granted with IAM (:meth:`grant_publish`)."""
+        self._add_publisher_accounts("account_ids", account_ids)
+
+    def _add_publisher_accounts(self, keyword: str, account_ids: Sequence[str]) -> None:
+        """Admit other accounts' publishers, refusals naming ``keyword``."""
+        require_account_ids(keyword, account_ids)
+        require_other_accounts(keyword, account_ids, self, "DeliveryLoggedTopic.grant_publish")
         new = [a for a in dict.fromkeys(account_ids) if a not in self._publishers]
         if new:
             self._publishers.extend(new)
@@ -358,9 +367,21 @@ class DeliveryLoggedTopic(_TopicBase):
         A statement per account: only one of its own tells the queues an account may
         subscribe (``sns:Endpoint``) apart from another's, and one account subscribing another
         account's queue would duplicate that queue's deliveries. At about 300 bytes each,
-        SNS's 30 KiB topic policy holds some 95 subscriber accounts.
+        SNS's 30 KiB topic policy holds some 95 subscriber accounts. The topic's own account
+        is refused: its queues are subscribed with :meth:`add_queue_subscription`, its
+        principals granted with IAM.
         """
-        require_account_ids("account_ids", account_ids)
+        self._add_subscriber_accounts("account_ids", account_ids)
+
+    def _add_subscriber_accounts(self, keyword: str, account_ids: Sequence[str]) -> None:
+        """Admit other accounts' subscriptions, refusals naming ``keyword``."""
+        require_account_ids(keyword, account_ids)
+        require_other_accounts(
+            keyword,
+            account_ids,
+            self,
+            "subscribe its queues with DeliveryLoggedTopic.add_queue_subscription",
+        )
         for account in dict.fromkeys(account_ids):
             if account in self._subscribers:
                 continue

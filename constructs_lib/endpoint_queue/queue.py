@@ -48,6 +48,7 @@ from constructs_lib.validation import (
     require_customer_managed_key,
     require_customer_managed_queue_key,
     require_organization_ids,
+    require_other_accounts,
     require_range,
     require_role_arn,
 )
@@ -129,7 +130,9 @@ class EndpointQueue(Construct):
             queue of the account shares: its policy admits this queue's senders for this
             queue's encryption alone (``kms:EncryptionContext:aws:sqs:arn``). Default: none
             (a key of the queue's own, or ``encryption_key``).
-        :param sender_accounts: 12-digit ids of other accounts allowed to send. Default: none.
+        :param sender_accounts: 12-digit ids of other accounts allowed to send; never the
+            queue's own, whose principals are granted with IAM (:meth:`grant_send_messages`).
+            Default: none.
         :param sender_organization_ids: organizations whose principals may send.
             Default: none.
         :param organization_id: the organization every account this queue admits belongs to
@@ -267,7 +270,7 @@ class EndpointQueue(Construct):
             if self.delay_queue is not None
             else None
         )
-        self.add_sender_accounts(*sender_accounts)
+        self._add_sender_accounts("sender_accounts", sender_accounts)
         for organization in sender_organization_ids:
             self.add_sender_organization(organization)
 
@@ -395,8 +398,15 @@ class EndpointQueue(Construct):
     @checked_keywords
     def add_sender_accounts(self, *account_ids: str) -> None:
         """Let principals of these accounts send (their own IAM policies must allow it too):
-        one statement lists every sender account (``aws:PrincipalAccount``)."""
-        require_account_ids("account_ids", account_ids)
+        one statement lists every sender account (``aws:PrincipalAccount``). The queue's own
+        account is refused: its principals are granted with IAM
+        (:meth:`grant_send_messages`)."""
+        self._add_sender_accounts("account_ids", account_ids)
+
+    def _add_sender_accounts(self, keyword: str, account_ids: Sequence[str]) -> None:
+        """Admit other accounts' senders, refusals naming ``keyword``."""
+        require_account_ids(keyword, account_ids)
+        require_other_accounts(keyword, account_ids, self, "EndpointQueue.grant_send_messages")
         new = [a for a in dict.fromkeys(account_ids) if a not in self._sender_accounts]
         if new:
             self._sender_accounts.extend(new)

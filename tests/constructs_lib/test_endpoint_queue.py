@@ -10,7 +10,7 @@ import pytest
 from aws_cdk import App, Duration, Environment, RemovalPolicy, Stack
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
-from aws_cdk.assertions import Template
+from aws_cdk.assertions import Annotations, Match, Template
 
 from constructs_lib import EndpointQueue, EndpointQueueEncryption, MessagingKey, QueueNameError
 
@@ -479,3 +479,15 @@ def test_a_shared_key_and_a_key_of_its_own_are_refused_together() -> None:
             shared_key=shared,
             encryption=EndpointQueueEncryption.SQS_MANAGED,
         )
+
+
+def test_an_env_agnostic_stack_warns_that_its_own_account_cannot_be_checked() -> None:
+    """Synth cannot tell an env-agnostic stack's account: the grant is written as asked, and
+    a warning (``cdk synth --strict`` fails on it) says how to have it checked."""
+    stack = Stack(App(), "Agnostic")
+    EndpointQueue(stack, "Billing", endpoint_name="Billing", sender_accounts=["222222222222"])
+    warnings = Annotations.from_stack(stack).find_warning("*", Match.any_value())
+    assert any(
+        "sender_accounts: this stack has no account (env-agnostic)" in str(w.entry.data)
+        for w in warnings
+    )

@@ -15,6 +15,9 @@ from aws_cdk import App, Duration, Environment, Size, Stack
 from aws_cdk import aws_kms as kms
 
 from constructs_lib import (
+    AccountBridge,
+    BridgeAccount,
+    BridgeIngress,
     CrossAccountQueueSubscription,
     CrossAccountRelay,
     DeliveryLogBucket,
@@ -192,6 +195,41 @@ MISUSES = [
         "a sender account id that is not one",
         lambda s, _: queue(s, sender_accounts=["2222"]),
         Refused(ValueError, r"^sender_accounts: account ids are exactly 12 digits"),
+    ),
+    Misuse(
+        "the queue's own account as a sender, which would admit every principal of it",
+        lambda s, _: queue(s, sender_accounts=[SALES]),
+        Refused(ValueError, r"^sender_accounts: 111111111111 is this stack's own account.*IAM"),
+    ),
+    Misuse(
+        "the queue's own account added as a sender",
+        lambda s, _: queue(s).add_sender_accounts(SALES),
+        Refused(ValueError, r"^account_ids: 111111111111 is this stack's own account"),
+    ),
+    Misuse(
+        "the topic's own account as a publisher",
+        lambda s, _: topic(s, publisher_accounts=[SALES]),
+        Refused(ValueError, r"^publisher_accounts: 111111111111 is this stack's own account"),
+    ),
+    Misuse(
+        "the topic's own account as a subscriber",
+        lambda s, _: topic(s, subscriber_accounts=[SALES]),
+        Refused(ValueError, r"^subscriber_accounts: 111111111111 is this stack's own account"),
+    ),
+    Misuse(
+        "the topic's own account added as a subscriber",
+        lambda s, _: topic(s).add_subscriber_accounts(SALES),
+        Refused(ValueError, r"^account_ids: 111111111111 is .*add_queue_subscription"),
+    ),
+    Misuse(
+        "the bridge's own account as a sender to its ingress queue",
+        lambda s, _: AccountBridge(
+            s,
+            "Bridge",
+            account_name="Sales",
+            ingress=[BridgeIngress(queue(s), sender_accounts=[BridgeAccount("Sales", SALES)])],
+        ),
+        Refused(ValueError, r"^sender_accounts: 111111111111 is this stack's own account"),
     ),
     Misuse(
         "a retention period given as a number of days",
