@@ -165,17 +165,26 @@ def run(topology_file: Path, out: Path, log_records: int = DEFAULT_RECORDS) -> i
         )
 
     def report() -> None:
-        result = access_report.build_report(assembly)
-        (out / "access-report.json").write_text(
-            json.dumps(result, indent=2) + "\n", encoding="utf-8"
-        )
-        markdown = access_report.to_markdown(result)
-        (out / "access-report.md").write_text(markdown, encoding="utf-8")
-        print(markdown)
-        print(f"      written: {out / 'access-report.json'}, {out / 'access-report.md'}")
+        for line in write_access_report(assembly, out, topology, plan):
+            _indent(line)
 
     step(8, total, "access report", report)
     return 0
+
+
+def write_access_report(
+    assembly: Path, out: Path, topology: Topology, plan: StackPlan
+) -> list[str]:
+    """Write the access report of ``assembly`` to ``out`` (``access-report.json`` and
+    ``access-report.md``) and return its summary to print: per account its grants, whether the
+    report equals the topology's intent, and where the full report is. The full report is a
+    table per queue and topic, hundreds of lines a reviewer reads in the file, not on screen."""
+    result = access_report.build_report(assembly)
+    json_path, markdown_path = out / "access-report.json", out / "access-report.md"
+    json_path.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    markdown_path.write_text(access_report.to_markdown(result), encoding="utf-8")
+    summary = access_report.summarize(result, topology, plan)
+    return access_report.summary_lines(summary, str(markdown_path), str(json_path))
 
 
 def _rebuilt_plan(

@@ -31,11 +31,13 @@ from stacks.checks.access_report.intent import (
 from stacks.checks.access_report.markdown import to_markdown
 from stacks.checks.access_report.records import AccessReport
 from stacks.checks.access_report.report import build_report
+from stacks.checks.access_report.summary import AccessSummary, summarize, summary_lines
 
 __all__ = [
     "Access",
     "AccessReport",
     "AccessReportError",
+    "AccessSummary",
     "LogDataEdge",
     "PlatformPath",
     "RelayEdge",
@@ -51,5 +53,7 @@ __all__ = [
     "expected_relay_edges",
     "principal_set",
     "read_assembly",
+    "summarize",
+    "summary_lines",
     "to_markdown",
 ]
