@@ -181,6 +181,17 @@ print(json.dumps({"constructs_lib": constructs_lib.__file__}))
 """
 
 
+MISTYPED_APP = """\
+from aws_cdk import App, Stack
+
+from constructs_lib import EndpointQueue
+
+stack = Stack(App(), "Team")
+EndpointQueue(stack, "Orders", endpoint_name=42)
+"""
+WRITTEN_INTO_THE_SOURCE = "written_into_the_source.json"
+"""What building the wheel wrote into the copy of the checkout, beside the fixture's venv."""
+
 README = ROOT / "README.md"
 README_SECTION = "## Use the constructs in your own app"
 
@@ -209,7 +220,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     work = tmp_path_factory.mktemp("installed")
     source = work / "source"
     shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(*NOT_PART_OF_THE_PACKAGE))
+    before = files_under(source)
     run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(work / "dist"), str(source)])
+    (work / WRITTEN_INTO_THE_SOURCE).write_text(json.dumps(sorted(files_under(source) - before)))
     (wheel,) = (work / "dist").glob("*.whl")
     environment = work / "fresh"
     venv.EnvBuilder(with_pip=True).create(environment)
@@ -232,6 +245,11 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return environment
 
 
+def files_under(folder: Path) -> set[str]:
+    """Every file and folder below ``folder``, relative to it."""
+    return {str(path.relative_to(folder)) for path in folder.rglob("*")}
+
+
 def python_of(environment: Path) -> Path:
     return environment / "bin" / "python"
 
@@ -248,12 +266,63 @@ def run(
 
 
 def test_only_the_constructs_and_the_runtime_are_installed(installed: Path) -> None:
-    (dist_info,) = installed.glob("lib/python*/site-packages/cross_account_messaging-*.dist-info")
-    assert set((dist_info / "top_level.txt").read_text().split()) == INSTALLED_NAMES
+    dist_info = dist_info_of(installed)
     recorded = {
         line.split(",")[0].split("/")[0] for line in (dist_info / "RECORD").read_text().splitlines()
     }
     assert recorded - {dist_info.name} == INSTALLED_NAMES
+
+
+def dist_info_of(installed: Path) -> Path:
+    (dist_info,) = installed.glob("lib/python*/site-packages/cross_account_messaging-*.dist-info")
+    return dist_info
+
+
+def test_building_the_package_writes_nothing_into_the_checkout(installed: Path) -> None:
+    """``pip install .`` builds the wheel in the checkout as ``pip wheel`` does: a build that left
+    ``build/`` or ``*.egg-info`` there would show in the team's ``git status``."""
+    assert json.loads((installed.parent / WRITTEN_INTO_THE_SOURCE).read_text()) == []
+
+
+def test_the_metadata_names_the_licence(installed: Path) -> None:
+    dist_info = dist_info_of(installed)
+    metadata = (dist_info / "METADATA").read_text(encoding="utf-8").split("\n\n", 1)[0]
+    assert "License-Expression: Apache-2.0" in metadata.splitlines()
+    assert (dist_info / "licenses" / "LICENSE").read_text() == (ROOT / "LICENSE").read_text()
+
+
+def test_a_teams_mypy_reads_the_installed_constructs_types(installed: Path, tmp_path: Path) -> None:
+    """Both packages carry ``py.typed`` (PEP 561): without it mypy would treat ``constructs_lib``
+    as untyped and miss the wrong keyword. aws-cdk-lib's own types are skipped: checking them
+    costs a minute and says nothing of this package."""
+    for package in INSTALLED_NAMES:
+        assert list(installed.glob(f"lib/python*/site-packages/{package}/py.typed"))
+    (tmp_path / "team.py").write_text(MISTYPED_APP, encoding="utf-8")
+    (tmp_path / "mypy.ini").write_text(
+        "[mypy]\nstrict = True\n[mypy-aws_cdk.*,constructs.*,jsii.*]\nfollow_imports = skip\n"
+    )
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--python-executable",
+            str(python_of(installed)),
+            "--no-incremental",
+            "--config-file",
+            "mypy.ini",
+            "team.py",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert result.stdout.splitlines()[0] == (
+        'team.py:6: error: Argument "endpoint_name" to "EndpointQueue" has incompatible type'
+        ' "int"; expected "str"  [arg-type]'
+    )
 
 
 def synth(installed: Path, app: str, folder: Path) -> Path:
