@@ -2,7 +2,8 @@
 (:mod:`local_aws.moto.cloudformation`, :mod:`local_aws.moto.sns_subscriptions`,
 :mod:`local_aws.moto.resource_policies`), a bucket's configurations from templates
 (:mod:`local_aws.moto.s3_buckets`), SNS deliveries into the queue's account
-(:mod:`local_aws.moto.sns_subscriptions`), bucket policies stored but not enforced
+(:mod:`local_aws.moto.sns_subscriptions`), SNS delivery-status logs of those deliveries
+(:mod:`local_aws.moto.sns_delivery_logs`), bucket policies stored but not enforced
 (:mod:`local_aws.moto.resource_policies`), its SQS time travel (:mod:`local_aws.moto.time_travel`),
 FIFO queue delays as SQS applies them (:mod:`local_aws.moto.fifo_delay`) and functions' code for
 the Lambda poller (:mod:`local_aws.moto.lambda_code`).
@@ -25,6 +26,7 @@ from local_aws.moto import (
     lambda_code,
     resource_policies,
     s3_buckets,
+    sns_delivery_logs,
     sns_subscriptions,
     time_travel,
 )
@@ -46,6 +48,7 @@ def main(argv: list[str] | None = None) -> None:
     fifo_delay.register()
     lambda_code.register()
     sns_subscriptions.register()
+    sns_delivery_logs.register()
     resource_policies.register()
     s3_buckets.register()
     added = [
@@ -66,6 +69,7 @@ def main(argv: list[str] | None = None) -> None:
                     "a FIFO queue's own delay despite DelaySeconds=0",
                     "SNS delivers to an SQS queue in the account its ARN names",
                     "SNS delivers nothing to a subscription pending confirmation or to Lambda",
+                    "SNS logs the delivery status of SQS deliveries through the topic's role",
                     "S3 stores bucket policies without enforcing them",
                 ],
             }
