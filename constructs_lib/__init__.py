@@ -6,6 +6,8 @@ account bridge's shadow and ingress names), :mod:`constructs_lib.relay_roles` th
 fixed relay role names.
 """
 
+from typing import TYPE_CHECKING
+
 from constructs_lib.account_bridge import (
     AccountBridge,
     BridgeAccount,
@@ -50,6 +52,20 @@ from cross_account_runtime.delivery_policy.policy import (
     HttpDeliveryPolicy,
 )
 
+if TYPE_CHECKING:
+    from constructs_lib.messaging_checks import MessagingChecks
+
+
+def __getattr__(name: str) -> object:
+    """``MessagingChecks`` on first use: it needs cdk-nag (the ``gates`` extra), which the
+    constructs do not."""
+    if name == "MessagingChecks":
+        from constructs_lib.messaging_checks import MessagingChecks  # noqa: PLC0415 (cdk-nag)
+
+        return MessagingChecks
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
     "AccountBridge",
     "BackoffFunction",
@@ -74,6 +90,7 @@ __all__ = [
     "MessageBodyBucket",
     "MessageForm",
     "MessagingAlarms",
+    "MessagingChecks",
     "MessagingKey",
     "QueueNameError",
     "ReceiverAddressing",

@@ -1,5 +1,5 @@
-"""The synth gates: cdk-nag (AwsSolutions) at synth, then AWS's documented quotas and cfn-lint on
-every template.
+"""The synth gates: cdk-nag (AwsSolutions, and the package's MessagingChecks) at synth, then
+AWS's documented quotas and cfn-lint on every template.
 
 Both the test suite and the main job call these, so a template that would fail review, or that
 AWS would refuse where the local AWS does not, never reaches a deployment. Each refuses with one
@@ -14,6 +14,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from aws_cdk import App, Validations
+
+from constructs_lib import MessagingChecks
 from stacks.app_builder import build_app
 from stacks.placement.plan import StackPlan
 from stacks.quotas import QuotaError
@@ -42,8 +45,16 @@ def synth(topology: Topology, plan: StackPlan, outdir: Path) -> Path:
     :func:`~stacks.placement.plan.committed_plan`, as ``cdk deploy`` builds them) with cdk-nag
     attached, then check every template against AWS's quotas (:mod:`stacks.quotas`);
     raise on any finding."""
+    return synth_checked(build_app(topology, plan, outdir=str(outdir)), outdir)
+
+
+def synth_checked(app: App, outdir: Path) -> Path:
+    """Synthesize ``app`` (writing to ``outdir``, its outdir) with :class:`MessagingChecks`
+    beside the packs it has, in the same synth: a finding of either, or a quota the app's synth
+    refuses, is a :class:`GateError` with a line per problem."""
+    Validations.of(app).add_plugins(MessagingChecks(app, verbose=True))
     try:
-        build_app(topology, plan, outdir=str(outdir)).synth()
+        app.synth()
     except QuotaError as error:
         raise GateError("quota gate", error.problems) from None
     except RuntimeError as error:

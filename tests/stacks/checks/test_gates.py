@@ -1,5 +1,5 @@
 """The gates pass the example app and catch what they are for: cdk-nag fails the synth of an
-insecure resource, the quota gate a template over an AWS quota, cfn-lint a template
+insecure resource (AwsSolutions) or of one that loses messages (MessagingChecks), the quota gate a template over an AWS quota, cfn-lint a template
 CloudFormation would refuse; each names every problem on a line of its own."""
 
 from __future__ import annotations
@@ -8,9 +8,14 @@ import json
 from pathlib import Path
 
 import pytest
-from aws_cdk import Stack
+from aws_cdk import App, Stack
+from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sqs as sqs
+from cdk_nag import NagRuleCompliance
 
+from constructs_lib.messaging_checks import RULES
+from constructs_lib.messaging_checks._rule import Subject
+from constructs_lib.messaging_checks._template import StackTemplate
 from stacks.app_builder import build_app
 from stacks.checks import gates
 from stacks.placement.placing import new_organization_plan
@@ -43,6 +48,50 @@ def test_cdk_nag_fails_the_synth_of_an_insecure_queue(tmp_path: Path) -> None:
     assert [p.split(": ", 2)[:2] for p in problems] == [
         ["Insecure/NoDlqNoTls/Resource", "AwsSolutions-SQS3"],
         ["Insecure/NoDlqNoTls/Resource", "AwsSolutions-SQS4"],
+    ]
+
+
+def test_messaging_checks_judge_the_examples_subscriptions_and_find_nothing(
+    example_assembly: Path,
+) -> None:
+    """The gate's synth ran MessagingChecks (it reports nothing when all is well): its rules,
+    run again on the example's templates, find every subscription's queue, key and
+    dead-letter queue in the template and admitting, and nothing non-compliant."""
+    manifest = json.loads((example_assembly / "manifest.json").read_text())
+    verdicts: dict[str, set[NagRuleCompliance]] = {rule.rule_id: set() for rule in RULES}
+    for artifact in manifest["artifacts"].values():
+        if artifact["type"] != "aws:cloudformation:stack":
+            continue
+        _, account, region = artifact["environment"].rsplit("/", 2)
+        document = json.loads(
+            (example_assembly / artifact["properties"]["templateFile"]).read_text()
+        )
+        template = StackTemplate.of(document, account=account, region=region)
+        for rule in RULES:
+            for logical_id in template.of_type(rule.resource_type):
+                verdicts[rule.rule_id].add(rule.check(Subject(template, logical_id, 5)))
+    assert all(NagRuleCompliance.NON_COMPLIANT not in found for found in verdicts.values())
+    compliant = {rule for rule, found in verdicts.items() if NagRuleCompliance.COMPLIANT in found}
+    assert compliant == set(verdicts)
+
+
+def test_messaging_checks_fail_the_gate_with_a_line_per_finding(tmp_path: Path) -> None:
+    app = App(outdir=str(tmp_path))
+    stack = Stack(app, "Team")
+    queue = sqs.Queue(stack, "Queue", enforce_ssl=True)
+    sns.Subscription(
+        stack,
+        "Unlogged",
+        topic=sns.Topic(stack, "Topic"),
+        endpoint=queue.queue_arn,
+        protocol=sns.SubscriptionProtocol.SQS,
+    )
+    with pytest.raises(gates.GateError) as refused:
+        gates.synth_checked(app, tmp_path)
+    assert sorted(p.split(": ", 2)[:2] for p in refused.value.problems) == [
+        ["Team/Topic/Resource", "Messaging-TopicDeliveryLogging"],
+        ["Team/Unlogged/Resource", "Messaging-SubscriptionDlq"],
+        ["Team/Unlogged/Resource", "Messaging-SubscriptionQueuePolicy"],
     ]
 
 
