@@ -274,6 +274,26 @@ class AccountBridge(Construct):
     Its resources keep the ids the topology's stacks give them (``Shadow<queue>``,
     ``Ingress<endpoint>``, ``OutboundRelay``, ``InboundRelay``), so that a stack may hold the
     bridge under the id ``Default``, which aws-cdk-lib leaves out of logical ids.
+
+    Example:
+
+    ```python
+    from aws_cdk import App, Environment, Stack
+
+    from constructs_lib import AccountBridge, BridgeShadow, EndpointQueue
+
+    app = App()
+    stack = Stack(app, "Sales", env=Environment(account="111111111111", region="eu-west-1"))
+    sales = EndpointQueue(stack, "Sales", endpoint_name="Sales")
+    AccountBridge(
+        stack,
+        "Bridge",
+        account_name="Sales",
+        local_endpoints=[sales],
+        shadows=[BridgeShadow("arn:aws:sqs:eu-west-1:222222222222:Billing")],
+    )
+    app.synth()
+    ```
     """
 
     def __init__(

@@ -37,6 +37,26 @@ class CrossAccountQueueSubscription(Construct):
     :meth:`DeliveryLoggedTopic.add_subscriber_accounts`). For a queue imported with
     :meth:`EndpointQueue.from_queue_arn` or ``sqs.Queue.from_queue_arn`` the queue's and key's
     policies belong to their owner, who must admit SNS for the topic there.
+
+    Example:
+
+    ```python
+    from aws_cdk import App, Environment, Stack
+
+    from constructs_lib import CrossAccountQueueSubscription, EndpointQueue
+
+    app = App()
+    stack = Stack(app, "Sales", env=Environment(account="111111111111", region="eu-west-1"))
+    sales = EndpointQueue(stack, "Sales", endpoint_name="Sales")
+    CrossAccountQueueSubscription(
+        stack,
+        "OrderBilled",
+        topic_arn="arn:aws:sns:eu-west-1:222222222222:OrderBilled",
+        subscription_name="Sales",
+        queue=sales,
+    )
+    app.synth()
+    ```
     """
 
     def __init__(

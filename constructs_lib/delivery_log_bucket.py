@@ -81,7 +81,21 @@ def lifecycle_problems(
 
 @checked
 class DeliveryLogBucket(Construct):
-    """The analytics bucket (``bucket``), its key (``key``) and its access-log bucket."""
+    """The analytics bucket (``bucket``), its key (``key``) and its access-log bucket.
+
+    Example:
+
+    ```python
+    from aws_cdk import App, Stack
+
+    from constructs_lib import DeliveryLogBucket
+
+    app = App()
+    stack = Stack(app, "Analytics")
+    logs = DeliveryLogBucket(stack, "Logs")
+    app.synth()
+    ```
+    """
 
     def __init__(
         self,

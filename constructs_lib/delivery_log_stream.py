@@ -61,7 +61,22 @@ def destination_arn(partition: str, region: str, account: str, name: str) -> str
 @checked
 class DeliveryLogStream(Construct):
     """The Firehose stream (``delivery_stream``), its role and error log, and the destination
-    (``destination``) with the role CloudWatch Logs assumes to put records into the stream."""
+    (``destination``) with the role CloudWatch Logs assumes to put records into the stream.
+
+    Example:
+
+    ```python
+    from aws_cdk import App, Environment, Stack
+
+    from constructs_lib import DeliveryLogBucket, DeliveryLogStream
+
+    app = App()
+    stack = Stack(app, "Analytics", env=Environment(account="333333333333", region="eu-west-1"))
+    logs = DeliveryLogBucket(stack, "Logs")
+    DeliveryLogStream(stack, "Stream", log_bucket=logs, source_accounts=["111111111111"])
+    app.synth()
+    ```
+    """
 
     def __init__(
         self,

@@ -56,7 +56,23 @@ def _log_groups_arn(stack: Stack) -> str:
 
 @checked
 class DeliveryReportJob(Construct):
-    """The application (``application``), job role (``job_role``) and schedule (``schedule``)."""
+    """The application (``application``), job role (``job_role``) and schedule (``schedule``).
+
+    Example:
+
+    ```python
+    from aws_cdk import App, Duration, Environment, Stack
+
+    from constructs_lib import DeliveryLogBucket, DeliveryReportJob
+
+    app = App()
+    # The job's role names its log groups by account and region: the stack needs both.
+    stack = Stack(app, "Analytics", env=Environment(account="333333333333", region="eu-west-1"))
+    logs = DeliveryLogBucket(stack, "Logs")
+    DeliveryReportJob(stack, "Report", log_bucket=logs, idle_timeout=Duration.minutes(5))
+    app.synth()
+    ```
+    """
 
     def __init__(
         self,

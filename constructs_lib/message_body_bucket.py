@@ -55,7 +55,21 @@ WRITER_KEY_ACTIONS = ("kms:GenerateDataKey", "kms:Encrypt")
 
 @checked
 class MessageBodyBucket(Construct):
-    """One account's body bucket (``bucket``), its key (``key``) and its access-log bucket."""
+    """One account's body bucket (``bucket``), its key (``key``) and its access-log bucket.
+
+    Example:
+
+    ```python
+    from aws_cdk import App, Stack
+
+    from constructs_lib import MessageBodyBucket
+
+    app = App()
+    stack = Stack(app, "Sales")
+    MessageBodyBucket(stack, "Bodies")
+    app.synth()
+    ```
+    """
 
     def __init__(
         self,

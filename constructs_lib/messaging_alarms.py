@@ -26,7 +26,23 @@ from constructs_lib.validation import require_range
 
 @checked
 class MessagingAlarms(Construct):
-    """Alarms on topics, DLQs and endpoint queues; add them as the stack creates resources."""
+    """Alarms on topics, DLQs and endpoint queues; add them as the stack creates resources.
+
+    Example:
+
+    ```python
+    from aws_cdk import App, Stack
+
+    from constructs_lib import EndpointQueue, MessagingAlarms
+
+    app = App()
+    stack = Stack(app, "Sales")
+    sales = EndpointQueue(stack, "Sales", endpoint_name="Sales")
+    alarms = MessagingAlarms(stack, "Alarms")
+    alarms.watch_endpoint_queue("Sales", sales.queue)
+    app.synth()
+    ```
+    """
 
     def __init__(
         self,

@@ -27,7 +27,23 @@ from constructs_lib.defaults import QUEUE_KEY_ALIAS
 @checked
 class MessagingKey(Construct):
     """The key (``key``) every queue of an account is encrypted with, rotation on; give it to
-    each :class:`~constructs_lib.EndpointQueue` of the account (``shared_key``)."""
+    each :class:`~constructs_lib.EndpointQueue` of the account (``shared_key``).
+
+    Example:
+
+    ```python
+    from aws_cdk import App, Stack
+
+    from constructs_lib import EndpointQueue, MessagingKey
+
+    app = App()
+    stack = Stack(app, "Sales")
+    key = MessagingKey(stack, "QueueKey")
+    EndpointQueue(stack, "Sales", endpoint_name="Sales", shared_key=key)
+    EndpointQueue(stack, "Shipping", endpoint_name="Shipping", shared_key=key)
+    app.synth()
+    ```
+    """
 
     def __init__(
         self,

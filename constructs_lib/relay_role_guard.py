@@ -62,7 +62,21 @@ _TARGET = re.compile(r"^(r-[0-9a-z]{4,32}|ou-[0-9a-z]{4,32}-[a-z0-9]{8,32}|\d{12
 
 @checked
 class RelayRoleGuard(Construct):
-    """The service control policy (``policy``) reserving the relay roles' names."""
+    """The service control policy (``policy``) reserving the relay roles' names.
+
+    Example:
+
+    ```python
+    from aws_cdk import App, Environment, Stack
+
+    from constructs_lib import RelayRoleGuard
+
+    app = App()
+    stack = Stack(app, "Organization", env=Environment(account="444444444444", region="us-east-1"))
+    RelayRoleGuard(stack, "RelayRoles", target_ids=["ou-ab12-cd34ef56"])
+    app.synth()
+    ```
+    """
 
     def __init__(
         self,

@@ -52,7 +52,33 @@ SNS_REQUEST_TIMEOUT = Duration.seconds(DELIVERY_TIMEOUT_SECONDS)
 @checked
 class SnsHttpsEndpoint(Construct):
     """A function URL subscribed to a topic over HTTPS (a :class:`DeliveryLoggedTopic`, one
-    imported with :meth:`DeliveryLoggedTopic.from_topic_arn`, or an aws-cdk-lib topic)."""
+    imported with :meth:`DeliveryLoggedTopic.from_topic_arn`, or an aws-cdk-lib topic).
+
+    Example:
+
+    ```python
+    import tempfile
+    from pathlib import Path
+
+    from aws_cdk import App, Stack
+
+    from constructs_lib import DeliveryLoggedTopic, SnsHttpsEndpoint
+
+    # Your handler's package: a function called once per message.
+    code = Path(tempfile.mkdtemp()) / "acme_webhooks"
+    code.mkdir()
+    (code / "__init__.py").write_text("")
+    (code / "receive.py").write_text("def handle(notification): print(notification)")
+
+    app = App()
+    stack = Stack(app, "Partner")
+    topic = DeliveryLoggedTopic(stack, "OrderPlaced", topic_name="OrderPlaced")
+    SnsHttpsEndpoint(
+        stack, "Webhook", topic=topic, handler="acme_webhooks.receive:handle", handler_code=code
+    )
+    app.synth()
+    ```
+    """
 
     def __init__(
         self,

@@ -51,7 +51,40 @@ from cross_account_runtime.relay.config_format import (
 
 @checked
 class CrossAccountRelay(Construct):
-    """A relay function with its event sources, its least-privilege role and its logs."""
+    """A relay function with its event sources, its least-privilege role and its logs.
+
+    Example:
+
+    ```python
+    from aws_cdk import App, Environment, Stack
+
+    from constructs_lib import (
+        CrossAccountRelay,
+        EndpointQueue,
+        RelayDirection,
+        RelayRoute,
+        RelayTiming,
+    )
+
+    app = App()
+    stack = Stack(app, "Sales", env=Environment(account="111111111111", region="eu-west-1"))
+    # The relay reads this queue in batches of 10: its visibility timeout must cover one batch.
+    shadow = EndpointQueue(
+        stack,
+        "BillingShadow",
+        endpoint_name="Billing",
+        visibility_timeout=RelayTiming.for_batch(10).visibility_timeout,
+    )
+    CrossAccountRelay(
+        stack,
+        "Outbound",
+        direction=RelayDirection.OUTBOUND,
+        routes=[RelayRoute(shadow, "arn:aws:sqs:eu-west-1:222222222222:Billing-ingress")],
+        local_endpoints=["Sales"],
+    )
+    app.synth()
+    ```
+    """
 
     def __init__(
         self,

@@ -56,7 +56,26 @@ def delivery_log_group_names(topic_name: str, region: str, account: str) -> tupl
 
 @checked
 class DeliveryLoggedTopic(_TopicBase):
-    """An SNS topic with delivery-status logging, subscription DLQs and least-privilege policies."""
+    """An SNS topic with delivery-status logging, subscription DLQs and least-privilege policies.
+
+    Example:
+
+    ```python
+    from aws_cdk import App, Stack
+
+    from constructs_lib import DeliveryLoggedTopic
+
+    app = App()
+    stack = Stack(app, "Billing")
+    DeliveryLoggedTopic(
+        stack,
+        "OrderBilled",
+        topic_name="MyCompany-Messages-OrderBilled",
+        subscriber_accounts=["111111111111"],
+    )
+    app.synth()
+    ```
+    """
 
     topic: sns.Topic
 

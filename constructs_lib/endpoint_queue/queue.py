@@ -72,6 +72,21 @@ class EndpointQueue(Construct):
 
     The queue's name follows the NServiceBus rule (prefix applied once), so the endpoint finds
     it by name; its ARN is the endpoint's transport address.
+
+    Example:
+
+    ```python
+    from aws_cdk import App, Stack
+
+    from constructs_lib import EndpointQueue
+
+    app = App()
+    stack = Stack(app, "Billing")
+    billing = EndpointQueue(
+        stack, "Billing", endpoint_name="Billing", sender_accounts=["111111111111"]
+    )
+    app.synth()
+    ```
     """
 
     def __init__(

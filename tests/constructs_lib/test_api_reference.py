@@ -1,0 +1,72 @@
+"""The constructs' API reference and the example each construct's docstring shows.
+
+The reference is pdoc's rendering of the docstrings of what ``constructs_lib`` exports (each
+construct's keywords with their defaults, its attributes, its example), written to
+``build/api/`` (git-ignored) with every warning an error, so a docstring pdoc cannot render
+fails the suite instead of a reader. Each exported construct's class docstring holds one
+example, run here as a reader would paste it: its own ``App()``, synthesized in this process,
+whose jsii kernel the other construct tests have started already, so the examples cost seconds.
+Rebuild the reference by hand with ``python -m pdoc -d restructuredtext constructs_lib -o
+build/api``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import warnings
+from pathlib import Path
+
+import pdoc
+import pdoc.render
+import pytest
+from aws_cdk import App
+from constructs import Construct
+
+import constructs_lib
+
+ROOT = Path(__file__).resolve().parents[2]
+API_REFERENCE = ROOT / "build" / "api"
+EXAMPLE = re.compile(r"^Example:\n\n```python\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+"""An example block of a docstring (as :func:`inspect.getdoc` dedents it)."""
+
+
+def exported_constructs() -> list[str]:
+    return [
+        name
+        for name in constructs_lib.__all__
+        if inspect.isclass(value := getattr(constructs_lib, name)) and issubclass(value, Construct)
+    ]
+
+
+def example_of(name: str) -> str:
+    """The one example of ``name``'s class docstring."""
+    examples: list[str] = EXAMPLE.findall(inspect.getdoc(getattr(constructs_lib, name)) or "")
+    assert len(examples) == 1, f"{name}'s docstring needs one 'Example:' block, has {examples}"
+    return examples[0]
+
+
+def test_every_exported_construct_is_in_the_list_the_examples_run() -> None:
+    assert len(exported_constructs()) >= 13
+
+
+@pytest.mark.parametrize("name", exported_constructs())
+def test_each_constructs_example_synthesizes_in_an_app_of_its_own(name: str) -> None:
+    namespace: dict[str, object] = {}
+    exec(compile(example_of(name), f"<{name} example>", "exec"), namespace)
+    app = namespace.get("app")
+    assert isinstance(app, App), f"{name}'s example names its App 'app'"
+    assert app.synth().stacks
+    construct = getattr(constructs_lib, name)
+    assert any(isinstance(node, construct) for node in app.node.find_all())
+
+
+def test_the_api_reference_builds_without_a_warning() -> None:
+    pdoc.render.configure(docformat="restructuredtext")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pdoc.pdoc("constructs_lib", output_directory=API_REFERENCE)
+    page = (API_REFERENCE / "constructs_lib.html").read_text(encoding="utf-8")
+    for name in constructs_lib.__all__:
+        assert f'id="{name}"' in page, name
+    assert page.count("Example:") >= len(exported_constructs())
