@@ -276,7 +276,9 @@ class MessagingAccountStack(Stack):
             publisher_organization_ids=topic.publisher_organizations,
             subscriber_accounts=self.topology.subscriber_accounts(topic),
             organization_id=self.organization_id,
-            logged_protocols=tuple(DeliveryProtocol) if topic.log_all_protocols else (),
+            logged_protocols=DeliveryProtocol.delivered_by(topic.fifo)
+            if topic.log_all_protocols
+            else (),
             success_sample_rate=topic.success_sample_rate,
         )
         for subscription in topic.subscriptions:

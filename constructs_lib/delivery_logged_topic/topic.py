@@ -32,7 +32,10 @@ from constructs_lib.delivery_logged_topic.topic_base import (
     IDeliveryLoggedTopic,
     _TopicBase,
 )
-from constructs_lib.delivery_logged_topic.validate_keywords import validate_topic_keywords
+from constructs_lib.delivery_logged_topic.validate_keywords import (
+    require_deliverable,
+    validate_topic_keywords,
+)
 from constructs_lib.endpoint_queue import IEndpointQueue
 from constructs_lib.endpoint_queue.queue import subscribed_queue
 from constructs_lib.filter_policy import FilterPolicyScope
@@ -124,9 +127,13 @@ class DeliveryLoggedTopic(_TopicBase):
         :param organization_id: the organization of every publisher and subscriber account:
             their grants then also require it (``aws:PrincipalOrgID``), so an account that
             leaves the organization loses access. Default: none (the grants name accounts).
-        :param logged_protocols: protocols to log even without a subscriber yet (pass all
-            five of :class:`DeliveryProtocol` to log everything); protocols of subscriptions
-            added through this construct are logged automatically. Default: none beyond those.
+        :param logged_protocols: protocols to log even without a subscriber yet (pass
+            ``DeliveryProtocol.delivered_by(fifo)`` to log every protocol the topic can deliver
+            to; a FIFO topic delivers to SQS alone). The topic logs by itself every protocol
+            it is known to deliver to: that of each subscription added through this construct,
+            and SQS for ``subscriber_accounts`` and ``subscriber_organization_ids`` (their
+            subscriptions are made in their own stacks). It creates its log groups and
+            feedback role once it logs a protocol. Default: none beyond those.
         :param success_sample_rate: percentage of successful deliveries logged (0-100);
             failures are always logged. Default:
             :data:`~constructs_lib.defaults.SUCCESS_SAMPLE_RATE` (100).
@@ -146,6 +153,7 @@ class DeliveryLoggedTopic(_TopicBase):
             subscriber_accounts=subscriber_accounts,
             subscriber_organization_ids=subscriber_organization_ids,
             organization_id=organization_id,
+            logged_protocols=logged_protocols,
             success_sample_rate=success_sample_rate,
         )
 
@@ -164,51 +172,12 @@ class DeliveryLoggedTopic(_TopicBase):
             enable_key_rotation=True,
             removal_policy=removal_policy,
         )
-        success_name, failure_name = delivery_log_group_names(
-            topic_name, Aws.REGION, Aws.ACCOUNT_ID
-        )
-        self.success_log_group, self.failure_log_group = (
-            logs.LogGroup(
-                self,
-                construct_name,
-                log_group_name=group_name,
-                retention=log_retention,
-                removal_policy=removal_policy,
-            )
-            for construct_name, group_name in (
-                ("SuccessLogs", success_name),
-                ("FailureLogs", failure_name),
-            )
-        )
-        self.feedback_role = iam.Role(
-            self,
-            "DeliveryStatusRole",
-            description=f"Lets SNS write delivery-status logs of {topic_name}, and only those",
-            assumed_by=iam.ServicePrincipal(
-                "sns.amazonaws.com",
-                conditions={
-                    "StringEquals": {"aws:SourceAccount": stack.account},
-                    "ArnLike": {"aws:SourceArn": self.topic_arn},
-                },
-            ),
-        )
-        self.feedback_role.add_to_policy(
-            iam.PolicyStatement(
-                actions=list(LOG_ACTIONS),
-                resources=[
-                    self.success_log_group.log_group_arn,
-                    self.failure_log_group.log_group_arn,
-                ],
-            )
-        )
-        for group in (self.success_log_group, self.failure_log_group):
-            logical_id = stack.get_logical_id(group.node.default_child)  # type: ignore[arg-type]
-            acknowledge(
-                self.feedback_role,
-                f"AwsSolutions-IAM5[Resource::<{logical_id}.Arn>]",
-                "The wildcard covers the log streams SNS names at delivery time inside this "
-                "topic's own delivery log group; no other group is reachable.",
-            )
+        self._log_retention = log_retention
+        self._removal_policy = removal_policy
+        self._log_destinations: list[str] = []
+        self.success_log_group: logs.LogGroup | None = None
+        self.failure_log_group: logs.LogGroup | None = None
+        self.feedback_role: iam.Role | None = None
         self.topic = sns.Topic(
             self,
             "Topic",
@@ -232,7 +201,7 @@ class DeliveryLoggedTopic(_TopicBase):
         )
         self._logged: list[DeliveryProtocol] = []
         for protocol in logged_protocols:
-            self.log_deliveries(protocol)
+            self._log(protocol)
         allow_sns_for_topic(self.encryption_key, self.topic_arn)
         self._policy = PolicyGrants(
             self,
@@ -312,27 +281,97 @@ class DeliveryLoggedTopic(_TopicBase):
 
     @checked_keywords
     def log_deliveries(self, protocol: DeliveryProtocol) -> None:
-        """Turn on delivery-status logging for a protocol (once)."""
+        """Turn on delivery-status logging for a protocol (once), creating the log groups and
+        the feedback role with the first. A FIFO topic delivers to SQS queues alone, so it
+        logs no other protocol."""
+        require_deliverable("protocol", protocol, fifo=self.fifo)
+        self._log(protocol)
+
+    def _log(self, protocol: DeliveryProtocol) -> None:
         if protocol in self._logged:
             return
+        role = self.feedback_role or self._start_logging()
         self._logged.append(protocol)
         self.topic.add_logging_config(
             protocol=protocol.logging_protocol,
-            success_feedback_role=self.feedback_role,
-            failure_feedback_role=self.feedback_role,
+            success_feedback_role=role,
+            failure_feedback_role=role,
             success_feedback_sample_rate=self.success_sample_rate,
         )
+
+    def _start_logging(self) -> iam.Role:
+        """The log groups SNS writes to, created with a retention (SNS would create them with
+        none), and the role SNS writes with, for this topic alone; and the subscription
+        filters of the destinations the logs stream to. Created once the topic logs a
+        protocol: a topic that logs nothing gets none of them."""
+        stack = Stack.of(self)
+        success_name, failure_name = delivery_log_group_names(
+            self.topic_name, Aws.REGION, Aws.ACCOUNT_ID
+        )
+        self.success_log_group, self.failure_log_group = (
+            logs.LogGroup(
+                self,
+                construct_name,
+                log_group_name=group_name,
+                retention=self._log_retention,
+                removal_policy=self._removal_policy,
+            )
+            for construct_name, group_name in (
+                ("SuccessLogs", success_name),
+                ("FailureLogs", failure_name),
+            )
+        )
+        role = iam.Role(
+            self,
+            "DeliveryStatusRole",
+            description=f"Lets SNS write delivery-status logs of {self.topic_name}, and only those",
+            assumed_by=iam.ServicePrincipal(
+                "sns.amazonaws.com",
+                conditions={
+                    "StringEquals": {"aws:SourceAccount": stack.account},
+                    "ArnLike": {"aws:SourceArn": self.topic_arn},
+                },
+            ),
+        )
+        self.feedback_role = role
+        groups = (self.success_log_group, self.failure_log_group)
+        role.add_to_policy(
+            iam.PolicyStatement(
+                actions=list(LOG_ACTIONS),
+                resources=[group.log_group_arn for group in groups],
+            )
+        )
+        for group in groups:
+            logical_id = stack.get_logical_id(group.node.default_child)  # type: ignore[arg-type]
+            acknowledge(
+                role,
+                f"AwsSolutions-IAM5[Resource::<{logical_id}.Arn>]",
+                "The wildcard covers the log streams SNS names at delivery time inside this "
+                "topic's own delivery log group; no other group is reachable.",
+            )
+        for destination_arn in self._log_destinations:
+            self._subscription_filters(destination_arn)
+        return role
 
     @checked_keywords
     def stream_logs_to(self, destination_arn: str) -> tuple[logs.CfnSubscriptionFilter, ...]:
         """Send both delivery log groups, every event, to a CloudWatch Logs destination
-        (typically another account's, see :class:`DeliveryLogStream`).
+        (typically another account's, see :class:`DeliveryLogStream`); returns the two
+        subscription filters, or none while the topic logs nothing (they are created with its
+        log groups, when it logs a first protocol).
 
         The destination's owner must admit this account in its destination policy first, or
         the subscription filter fails to create.
         """
+        self._log_destinations.append(destination_arn)
+        if self.feedback_role is None:
+            return ()
+        return self._subscription_filters(destination_arn)
+
+    def _subscription_filters(self, destination_arn: str) -> tuple[logs.CfnSubscriptionFilter, ...]:
         filters = []
         for group in (self.success_log_group, self.failure_log_group):
+            assert group is not None  # created with the feedback role
             subscription_filter = logs.CfnSubscriptionFilter(
                 group,
                 "StreamToAnalytics",
@@ -401,6 +440,9 @@ class DeliveryLoggedTopic(_TopicBase):
             self,
             "subscribe its queues with DeliveryLoggedTopic.add_queue_subscription",
         )
+        if account_ids:
+            # Their subscriptions are made in their own stacks, but delivered (and logged) here.
+            self._log(DeliveryProtocol.SQS)
         for account in dict.fromkeys(account_ids):
             if account in self._subscribers:
                 continue
@@ -423,8 +465,10 @@ class DeliveryLoggedTopic(_TopicBase):
 
     @checked_keywords
     def add_subscriber_organization(self, organization_id: str) -> None:
-        """Let the accounts of an organization subscribe SQS queues, and nothing else."""
+        """Let the accounts of an organization subscribe SQS queues, and nothing else; their
+        deliveries are logged."""
         require_organization_ids("organization_id", [organization_id])
+        self._log(DeliveryProtocol.SQS)
         self.topic.add_to_resource_policy(
             iam.PolicyStatement(
                 sid=f"AllowSubscribeQueuesOf{organization_id.replace('-', '')}",

@@ -30,6 +30,13 @@ class DeliveryProtocol(enum.StrEnum):
     FIREHOSE = "firehose"
     APPLICATION = "application"
 
+    @classmethod
+    def delivered_by(cls, fifo: bool) -> tuple[DeliveryProtocol, ...]:
+        """The protocols a topic of that kind delivers to, and so may log: every one for a
+        standard topic, SQS alone for a FIFO topic ("FIFO topics support only SQS
+        subscriptions", SNS Developer Guide)."""
+        return (cls.SQS,) if fifo else tuple(cls)
+
     @property
     def logging_protocol(self) -> sns.LoggingProtocol:
         """The aws-cdk-lib enum member for this protocol."""

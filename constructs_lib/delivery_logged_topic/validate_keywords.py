@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from aws_cdk import Token
 from aws_cdk import aws_kms as kms
 
+from constructs_lib.delivery_logged_topic.topic_base import DeliveryProtocol
 from constructs_lib.topic_naming import topic_name_problem
 from constructs_lib.validation import (
     require_account_ids,
@@ -30,6 +31,7 @@ def validate_topic_keywords(
     subscriber_accounts: Sequence[str],
     subscriber_organization_ids: Sequence[str],
     organization_id: str | None,
+    logged_protocols: Sequence[DeliveryProtocol],
     success_sample_rate: int,
 ) -> str:
     """Refuse keywords :class:`DeliveryLoggedTopic` cannot serve (a name SNS refuses, a
@@ -45,6 +47,8 @@ def validate_topic_keywords(
     if content_based_deduplication and not fifo:
         raise ValueError("content_based_deduplication: only FIFO topics deduplicate; set fifo=True")
     require_customer_managed_key("encryption_key", encryption_key)
+    for protocol in logged_protocols:
+        require_deliverable("logged_protocols", protocol, fifo=fifo)
     if fifo and not topic_name.endswith(FIFO_SUFFIX):
         topic_name += FIFO_SUFFIX
     if not fifo and topic_name.endswith(FIFO_SUFFIX):
@@ -55,3 +59,15 @@ def validate_topic_keywords(
     if problem is not None:
         raise ValueError(f"topic_name: {problem}")
     return topic_name
+
+
+def require_deliverable(keyword: str, protocol: DeliveryProtocol, *, fifo: bool) -> None:
+    """Refuse logging a protocol the topic cannot deliver to (a FIFO topic delivers to SQS
+    queues alone, :meth:`DeliveryProtocol.delivered_by`): its log configuration would promise
+    deliveries that never happen."""
+    if protocol not in DeliveryProtocol.delivered_by(fifo):
+        raise ValueError(
+            f"{keyword}: a FIFO topic delivers to SQS queues alone, so it has no "
+            f"{protocol.value} deliveries to log; log DeliveryProtocol.SQS (every protocol it "
+            "delivers to: DeliveryProtocol.delivered_by(fifo=True)), or make the topic standard"
+        )

@@ -346,3 +346,54 @@ def test_an_organization_may_subscribe_only_sqs_queues() -> None:
     assert statement["Condition"] == {
         "StringEquals": {"sns:Protocol": "sqs", "aws:PrincipalOrgID": "o-a1b2c3d4e5"}
     }
+
+
+def logged_protocols(template: Template) -> list[str]:
+    (resource,) = resources(template, "AWS::SNS::Topic")
+    return sorted(c["Protocol"] for c in resource["Properties"].get("DeliveryStatusLogging", []))
+
+
+@pytest.mark.parametrize(
+    "subscribers",
+    [{"subscriber_accounts": [SALES]}, {"subscriber_organization_ids": ["o-a1b2c3d4e5"]}],
+    ids=["accounts", "organizations"],
+)
+def test_a_topic_whose_subscribers_are_all_in_other_accounts_logs_their_deliveries(
+    subscribers: dict[str, Any],
+) -> None:
+    """The subscriptions are made in the subscribers' stacks, but SNS delivers (and logs)
+    them in the topic's account: nothing in this stack subscribes, and still SQS is logged."""
+    template = synth(lambda s: DeliveryLoggedTopic(s, "T", topic_name="T", **subscribers))
+    assert logged_protocols(template) == ["sqs"]
+    assert len(resources(template, "AWS::Logs::LogGroup")) == 2
+    assert len(resources(template, "AWS::IAM::Role")) == 1
+
+
+def test_a_topic_that_logs_nothing_creates_no_log_groups_nor_feedback_role() -> None:
+    template = synth(lambda s: DeliveryLoggedTopic(s, "T", topic_name="T"))
+    assert logged_protocols(template) == []
+    assert resources(template, "AWS::Logs::LogGroup") == []
+    assert resources(template, "AWS::IAM::Role") == []
+
+
+def test_a_fifo_topic_logs_every_protocol_it_delivers_to_sqs_alone() -> None:
+    assert DeliveryProtocol.delivered_by(fifo=True) == (DeliveryProtocol.SQS,)
+    assert set(DeliveryProtocol.delivered_by(fifo=False)) == set(DeliveryProtocol)
+    template = synth(
+        lambda s: DeliveryLoggedTopic(
+            s, "T", topic_name="T", fifo=True, logged_protocols=DeliveryProtocol.delivered_by(True)
+        )
+    )
+    assert logged_protocols(template) == ["sqs"]
+
+
+def test_logs_streamed_before_the_topic_logs_stream_once_it_does() -> None:
+    destination = f"arn:aws:logs:us-east-1:{SALES}:destination:messaging-delivery-logs"
+
+    def build(stack: Stack) -> None:
+        topic = DeliveryLoggedTopic(stack, "T", topic_name="T")
+        assert topic.stream_logs_to(destination) == ()
+        topic.add_url_subscription("Partner", "https://partner.example.com/hook")
+
+    filters = resources(synth(build), "AWS::Logs::SubscriptionFilter")
+    assert [f["Properties"]["DestinationArn"] for f in filters] == [destination] * 2

@@ -159,6 +159,16 @@ MISUSES = [
         Understood(lambda t: t.topic_name == "OrderBilled"),
     ),
     Misuse(
+        "a FIFO topic logging a protocol it never delivers to",
+        lambda s, _: topic(s, fifo=True, logged_protocols=["http/s"]),
+        Refused(ValueError, r"^logged_protocols: a FIFO topic delivers to SQS queues alone"),
+    ),
+    Misuse(
+        "a FIFO topic asked later to log a protocol it never delivers to",
+        lambda s, _: topic(s, fifo=True).log_deliveries("lambda"),
+        Refused(ValueError, r"^protocol: a FIFO topic delivers to SQS queues alone"),
+    ),
+    Misuse(
         "a logged protocol SNS does not log",
         lambda s, _: topic(s, logged_protocols=["smtp"]),
         Refused(ValueError, r"^logged_protocols: \[0\]: str 'smtp' is not a member"),
