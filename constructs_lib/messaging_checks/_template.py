@@ -172,13 +172,14 @@ class StackTemplate:
         return None
 
     def arn_of(self, logical_id: str) -> str:
-        """The ARN of a queue or topic of the stack as text: its ARN where its name is
-        literal, a stand-in naming the resource where CloudFormation will name it."""
+        """The ARN of a queue or topic of the stack as text; where CloudFormation will name
+        the resource, its name is a stand-in, ``${<logical id>.Name}``, which no literal name
+        equals (none can foresee the generated one) but a wildcard may match."""
         kind = self.type_of(logical_id)
         name_property, service = ("QueueName", "sqs") if kind == QUEUE else ("TopicName", "sns")
         name = self.render(self.properties(logical_id).get(name_property))
         if name is None:
-            return "${" + logical_id + ".Arn}"
+            name = "${" + logical_id + ".Name}"
         region = self.region or "${AWS.Region}"
         account = self.account or "${AWS.AccountId}"
         return f"arn:{PARTITION}:{service}:{region}:{account}:{name}"

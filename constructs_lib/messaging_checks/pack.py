@@ -35,7 +35,7 @@ class MessagingChecks(NagPack):
     """A cdk-nag 3 pack of the mistakes that make messages undeliverable, for any app: run it
     as cdk-nag 3 runs its own packs, ``Validations.of(app).add_plugins(MessagingChecks(app))``;
     a finding fails the synth like AwsSolutions', and ``Validations.of(construct).acknowledge(
-    id="Messaging-<rule>", reason=...)`` accepts one.
+    Acknowledgment(id="Messaging-<rule>", reason=...))`` accepts one.
 
     :param scope: the app (cdk-nag's packs take it). Default: None.
     :param verbose: whether each finding also says why the mistake loses messages (cdk-nag's
