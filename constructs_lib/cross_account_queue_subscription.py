@@ -21,7 +21,7 @@ from constructs_lib.endpoint_queue import IEndpointQueue
 from constructs_lib.endpoint_queue.queue import subscribed_queue
 from constructs_lib.filter_policy import FilterPolicyScope
 from constructs_lib.queue_naming import subscription_dead_letter_queue_name
-from constructs_lib.validation import require_topic_arn
+from constructs_lib.validation import require_local, require_topic_arn
 
 
 @checked
@@ -96,6 +96,15 @@ class CrossAccountQueueSubscription(Construct):
         require_topic_arn("topic_arn", topic_arn)
         topic = sns.Topic.from_topic_arn(self, "Topic", topic_arn)
         subscribed = subscribed_queue("queue", queue)
+        require_local(
+            "queue",
+            subscribed.queue,
+            self,
+            "a queue",
+            "the queue's owner subscribes it: create CrossAccountQueueSubscription in a stack "
+            "of the queue's account (or, in the topic's stack, "
+            "DeliveryLoggedTopic.add_queue_subscription for a queue of the topic's account)",
+        )
         # SNS wants a subscription's DLQ of its topic's kind, whatever the queue's.
         self.dead_letter_queue = subscription_dead_letter_queue(
             self,

@@ -21,7 +21,12 @@ from constructs_lib.defaults import (
     MAX_MESSAGE_AGE,
     MAX_MESSAGE_AGE_RANGE_SECONDS,
 )
-from constructs_lib.validation import require_range
+from constructs_lib.validation import require_local, require_range
+
+_LOCAL_METRICS = (
+    "CloudWatch keeps its metrics in its own account alone, so an alarm here would watch "
+    "nothing: watch it with a MessagingAlarms in a stack of that account"
+)
 
 
 @checked
@@ -93,6 +98,7 @@ class MessagingAlarms(Construct):
     @checked_keywords
     def watch_topic(self, alarm_id: str, topic: sns.ITopic) -> cloudwatch.Alarm:
         """Alarm when any delivery of the topic fails (``NumberOfNotificationsFailed`` > 0)."""
+        require_local("topic", topic, self, "a topic", _LOCAL_METRICS)
         return self._add(
             topic.metric_number_of_notifications_failed(
                 period=self._period, statistic="Sum"
@@ -111,6 +117,7 @@ class MessagingAlarms(Construct):
     @checked_keywords
     def watch_dead_letter_queue(self, alarm_id: str, queue: sqs.IQueue) -> cloudwatch.Alarm:
         """Alarm when a DLQ holds any message."""
+        require_local("queue", queue, self, "a queue", _LOCAL_METRICS)
         return self._add(
             queue.metric_approximate_number_of_messages_visible(
                 period=self._period, statistic="Maximum"
@@ -128,6 +135,7 @@ class MessagingAlarms(Construct):
     @checked_keywords
     def watch_endpoint_queue(self, alarm_id: str, queue: sqs.IQueue) -> cloudwatch.Alarm:
         """Alarm when the oldest message of an endpoint queue is older than the bound."""
+        require_local("queue", queue, self, "a queue", _LOCAL_METRICS)
         return self._add(
             queue.metric_approximate_age_of_oldest_message(
                 period=self._period, statistic="Maximum"

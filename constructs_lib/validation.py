@@ -7,7 +7,7 @@ import re
 import urllib.parse
 from collections.abc import Iterable
 
-from aws_cdk import Annotations, Stack, Token
+from aws_cdk import Annotations, IResource, Stack, Token
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_sqs as sqs
 from constructs import IConstruct
@@ -92,6 +92,25 @@ def require_other_accounts(
             "principal of the account (Principal: *, aws:PrincipalAccount) without an IAM "
             f"policy; leave it out and grant same-account principals with IAM ({grant})"
         )
+
+
+def require_local(
+    name: str, resource: IResource, scope: IConstruct, what: str, instead: str
+) -> None:
+    """Refuse a resource of another account where ``scope``'s construct needs one of its own
+    stack's account (a queue SNS subscribes from the queue's account, a queue whose metrics
+    CloudWatch keeps in that account alone): made there, it would land in the wrong account
+    and fail at deploy, or watch nothing. ``what`` names the resource (``"a queue"``),
+    ``instead`` says what to use. Where either account is unknown at synth (an env-agnostic
+    stack) nothing can be told."""
+    account = resource.env.account
+    own = Stack.of(scope).account
+    if Token.is_unresolved(account) or Token.is_unresolved(own) or account == own:
+        return
+    raise ValueError(
+        f"{name}: {resource.node.path} is {what} of account {account}, not of this stack's "
+        f"({own}); {instead}"
+    )
 
 
 def require_organization_ids(name: str, values: Iterable[str]) -> None:

@@ -34,13 +34,14 @@ import functools
 import inspect
 import types
 import typing
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 import typing_extensions
 from aws_cdk import Duration, Size
 
+from constructs_lib._private.references import foreign_stack_problem, stack_of
 from cross_account_runtime.delivery_policy.policy import DeliveryPolicyError, HttpDeliveryPolicy
 
 C = TypeVar("C", bound=type)
@@ -147,7 +148,11 @@ def _checking(
             else:
                 bound.arguments[name] = check_keyword(name, value, known[name])
         with cdk_refusals(phrases):
-            return function(*bound.args, **bound.kwargs)
+            result = function(*bound.args, **bound.kwargs)
+        # After the call, so that a construct's own refusal of a resource of another account
+        # (naming what to use there) comes first.
+        _refuse_foreign_stacks(bound.arguments, names)
+        return result
 
     def _suggestion(unknown: str) -> str:
         """The keyword meant by a misspelt one, if one is close."""
@@ -156,6 +161,21 @@ def _checking(
 
     call.__signature__ = _readable(signature)  # type: ignore[attr-defined]
     return call
+
+
+def _refuse_foreign_stacks(arguments: Mapping[str, Any], names: Sequence[str]) -> None:
+    """Refuse a keyword holding a resource of a stack of another account
+    (:func:`~constructs_lib._private.references.foreign_stack_problem`); the stack is the
+    ``scope``'s for a constructor or importer, the construct's own for a method."""
+    where = arguments.get("scope", next(iter(arguments.values()), None))
+    here = stack_of(where) if getattr(where, "node", None) is not None else None
+    if here is None:
+        return
+    for name in names:
+        if name != "scope" and name in arguments:
+            problem = foreign_stack_problem(name, arguments[name], here)
+            if problem is not None:
+                raise ValueError(problem)
 
 
 def _one_of_many(

@@ -42,6 +42,7 @@ from constructs_lib.filter_policy import FilterPolicyScope
 from constructs_lib.validation import (
     require_account_ids,
     require_customer_managed_key,
+    require_local,
     require_organization_ids,
     require_other_accounts,
 )
@@ -526,9 +527,19 @@ class DeliveryLoggedTopic(_TopicBase):
             key of this app encrypting it admits SNS for this topic. Default: a new one,
             ``<topic>-<subscription_id>-dlq``, encrypted with the topic's key.
         """
+        subscribed = subscribed_queue("queue", queue)
+        require_local(
+            "queue",
+            subscribed.queue,
+            self,
+            "a queue",
+            "SNS subscribes a queue from the queue's own account: create "
+            "CrossAccountQueueSubscription(topic_arn=<this topic's ARN as text>, ...) in a "
+            "stack of that account, and admit it here with subscriber_accounts",
+        )
         dlq = dead_letter_queue or self._dead_letter_queue(subscription_id)
         subscription = QueueSubscription(
-            subscribed_queue("queue", queue),
+            subscribed,
             raw_message_delivery=raw_message_delivery,
             dead_letter_queue=dlq,
         ).subscribe(self.topic)

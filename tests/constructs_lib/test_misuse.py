@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from aws_cdk import App, Duration, Environment, Size, Stack
 from aws_cdk import aws_kms as kms
+from aws_cdk import aws_sqs as sqs
 
 from constructs_lib import (
     AccountBridge,
@@ -35,6 +36,8 @@ from constructs_lib import (
 pytestmark = pytest.mark.synth
 
 SALES = "111111111111"
+BILLING = "222222222222"
+REGION = "us-east-1"
 INGRESS = "arn:aws:sqs:us-east-1:222222222222:Billing-ingress"
 HANDLER = "partner.handler:handle"
 
@@ -100,7 +103,67 @@ def log_stream(stack: Stack, **keywords: Any) -> DeliveryLogStream:
     )
 
 
+def billing_stack(stack: Stack) -> Stack:
+    """A stack of another account (Billing's) in the same app."""
+    return Stack(stack.node.scope, "Billing", env=Environment(account=BILLING, region=REGION))
+
+
+BILLING_QUEUE = f"arn:aws:sqs:{REGION}:{BILLING}:Billing"
+BILLING_TOPIC = f"arn:aws:sns:{REGION}:{BILLING}:OrderBilled"
+
 MISUSES = [
+    Misuse(
+        "another account's imported queue subscribed to a topic of this one",
+        lambda s, _: topic(s).add_queue_subscription(
+            "Billing", sqs.Queue.from_queue_arn(s, "Imported", BILLING_QUEUE)
+        ),
+        Refused(
+            ValueError,
+            r"^queue: S/Imported is a queue of account 222222222222, not of .*"
+            r"create CrossAccountQueueSubscription",
+        ),
+    ),
+    Misuse(
+        "another account's endpoint queue subscribed to a topic of this one",
+        lambda s, _: topic(s).add_queue_subscription(
+            "Billing", EndpointQueue(billing_stack(s), "Billing", endpoint_name="Billing")
+        ),
+        Refused(ValueError, r"^queue: Billing/Billing/Queue is a queue of account 222222222222"),
+    ),
+    Misuse(
+        "a subscription made for another account's queue",
+        lambda s, _: CrossAccountQueueSubscription(
+            s,
+            "Sub",
+            topic_arn=BILLING_TOPIC,
+            subscription_name="Audit",
+            queue=EndpointQueue(billing_stack(s), "Billing", endpoint_name="Billing"),
+        ),
+        Refused(ValueError, r"^queue: .* of account 222222222222, .*in a stack of the queue's"),
+    ),
+    Misuse(
+        "an alarm on another account's queue, whose metrics are not here",
+        lambda s, _: MessagingAlarms(s, "Alarms").watch_dead_letter_queue(
+            "Billing", sqs.Queue.from_queue_arn(s, "Imported", BILLING_QUEUE)
+        ),
+        Refused(ValueError, r"^queue: S/Imported is a queue of account 222222222222.*Messaging"),
+    ),
+    Misuse(
+        "a key of another account's stack, a cross-account reference",
+        lambda s, _: queue(s, encryption_key=kms.Key(billing_stack(s), "Key")),
+        Refused(
+            ValueError,
+            r"^encryption_key: Billing/Key belongs to the stack Billing of "
+            r"account 222222222222.*Fn::GetStackOutput.*pass its ARN as text",
+        ),
+    ),
+    Misuse(
+        "a token of another account's stack, a cross-account reference",
+        lambda s, _: topic(s, logged_protocols=["sqs"]).stream_logs_to(
+            kms.Key(billing_stack(s), "Key").key_arn
+        ),
+        Refused(ValueError, r"^destination_arn: Billing/Key/Resource belongs to the stack"),
+    ),
     Misuse(
         "an encryption given as its value",
         lambda s, _: queue(s, encryption="KMS"),
