@@ -1,5 +1,6 @@
 """Build the CDK app, an account's stacks as the stack plan places its units, with the cdk-nag
-AwsSolutions pack attached."""
+packs attached: AwsSolutions and the package's own MessagingChecks (what would leave messages
+undeliverable), so ``cdk synth``, the gates and the main job run the same checks."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 from aws_cdk import App, Validations, cx_api
 from cdk_nag import AwsSolutionsChecks
 
+from constructs_lib import MessagingChecks
 from stacks.delivery_log_stack import DeliveryLogStack
 from stacks.messaging_stack import MessagingAccountStack
 from stacks.placement.order import deployment_order, stack_dependencies
@@ -104,5 +106,7 @@ def build_app(
                 stacks[needed.name], "its queues subscribe to topics this stack creates"
             )
     if nag:
-        Validations.of(app).add_plugins(AwsSolutionsChecks(app, verbose=True))
+        Validations.of(app).add_plugins(
+            AwsSolutionsChecks(app, verbose=True), MessagingChecks(app, verbose=True)
+        )
     return app

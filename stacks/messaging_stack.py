@@ -276,9 +276,12 @@ class MessagingAccountStack(Stack):
             publisher_organization_ids=topic.publisher_organizations,
             subscriber_accounts=self.topology.subscriber_accounts(topic),
             organization_id=self.organization_id,
+            # SQS always: besides the subscriptions the topology declares, the released
+            # transport subscribes an endpoint's queue of the topic's own account natively when
+            # the endpoint starts (``SubscriptionManager``), so every topic may deliver to SQS.
             logged_protocols=DeliveryProtocol.delivered_by(topic.fifo)
             if topic.log_all_protocols
-            else (),
+            else (DeliveryProtocol.SQS,),
             success_sample_rate=topic.success_sample_rate,
         )
         for subscription in topic.subscriptions:

@@ -14,9 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from aws_cdk import App, Validations
+from aws_cdk import App
 
-from constructs_lib import MessagingChecks
 from stacks.app_builder import build_app
 from stacks.placement.plan import StackPlan
 from stacks.quotas import QuotaError
@@ -49,10 +48,9 @@ def synth(topology: Topology, plan: StackPlan, outdir: Path) -> Path:
 
 
 def synth_checked(app: App, outdir: Path) -> Path:
-    """Synthesize ``app`` (writing to ``outdir``, its outdir) with :class:`MessagingChecks`
-    beside the packs it has, in the same synth: a finding of either, or a quota the app's synth
-    refuses, is a :class:`GateError` with a line per problem."""
-    Validations.of(app).add_plugins(MessagingChecks(app, verbose=True))
+    """Synthesize ``app`` (writing to ``outdir``, its outdir) with the cdk-nag packs it has
+    (:func:`~stacks.app_builder.build_app` attaches AwsSolutions and MessagingChecks): a finding
+    of any, or a quota the app's synth refuses, is a :class:`GateError` with a line per problem."""
     try:
         app.synth()
     except QuotaError as error:

@@ -8,11 +8,12 @@ import json
 from pathlib import Path
 
 import pytest
-from aws_cdk import App, Stack
+from aws_cdk import App, Stack, Validations
 from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sqs as sqs
 from cdk_nag import NagRuleCompliance
 
+from constructs_lib import MessagingChecks
 from constructs_lib.messaging_checks import RULES
 from constructs_lib.messaging_checks._rule import Subject
 from constructs_lib.messaging_checks._template import StackTemplate
@@ -86,6 +87,7 @@ def test_messaging_checks_fail_the_gate_with_a_line_per_finding(tmp_path: Path) 
         endpoint=queue.queue_arn,
         protocol=sns.SubscriptionProtocol.SQS,
     )
+    Validations.of(app).add_plugins(MessagingChecks(app, verbose=True))
     with pytest.raises(gates.GateError) as refused:
         gates.synth_checked(app, tmp_path)
     assert sorted(p.split(": ", 2)[:2] for p in refused.value.problems) == [
