@@ -30,6 +30,7 @@ from aws_cdk import Duration, Stack, Token
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
+from constructs_lib._private.attributes import Attribute
 from constructs_lib._private.cdk_types import literal_queue_name
 from constructs_lib._private.keywords import checked
 from constructs_lib.cross_account_relay import (
@@ -296,6 +297,22 @@ class AccountBridge(Construct):
     ```
     """
 
+    account_name = Attribute[str](
+        "This account's name in the bridge (fixes its relay roles' names)."
+    )
+    shadow_queues = Attribute[dict[str, EndpointQueue]](
+        "The shadows (and delay queues' shadows) by queue name."
+    )
+    ingress_queues = Attribute[dict[str, EndpointQueue]](
+        "The ingress queues by the name of the endpoint queue they lead to."
+    )
+    outbound_relay = Attribute[CrossAccountRelay | None](
+        "The relay reading the shadows; None without shadows."
+    )
+    inbound_relay = Attribute[CrossAccountRelay | None](
+        "The relay reading the ingress queues; None without ingress."
+    )
+
     def __init__(
         self,
         scope: Construct,
@@ -367,12 +384,12 @@ class AccountBridge(Construct):
         self._max_batching_window = max_batching_window
         self._stack_number = stack_number
         self._bodies = body_bucket
-        self.shadow_queues: dict[str, EndpointQueue] = {}
+        self.shadow_queues = {}
         """The shadows (and delay queues' shadows) by queue name."""
-        self.ingress_queues: dict[str, EndpointQueue] = {}
+        self.ingress_queues = {}
         """The ingress queues by the name of the endpoint queue they lead to."""
-        self.outbound_relay: CrossAccountRelay | None = None
-        self.inbound_relay: CrossAccountRelay | None = None
+        self.outbound_relay = None
+        self.inbound_relay = None
         local = [_local_name(queue) for queue in local_endpoints]
         planned = _merged(shadows)
         if planned:

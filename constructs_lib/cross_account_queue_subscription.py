@@ -11,6 +11,7 @@ from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
+from constructs_lib._private.attributes import Attribute
 from constructs_lib._private.keywords import checked
 from constructs_lib._private.subscriptions import (
     QueueSubscription,
@@ -58,6 +59,11 @@ class CrossAccountQueueSubscription(Construct):
     app.synth()
     ```
     """
+
+    dead_letter_queue = Attribute[sqs.Queue](
+        "The subscription's own dead-letter queue, in this account."
+    )
+    subscription = Attribute[sns.Subscription]("The SQS subscription to the other account's topic.")
 
     def __init__(
         self,

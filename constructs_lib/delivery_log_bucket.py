@@ -20,6 +20,7 @@ from constructs_lib._private.access_logs import (
     logged_kms_bucket,
 )
 from constructs_lib._private.acknowledgments import acknowledge
+from constructs_lib._private.attributes import Attribute
 from constructs_lib._private.keywords import checked, checked_keywords
 from constructs_lib.defaults import (
     LOG_BUCKET_INFREQUENT_ACCESS_AFTER,
@@ -96,6 +97,10 @@ class DeliveryLogBucket(Construct):
     app.synth()
     ```
     """
+
+    key = Attribute[kms.Key]("The key the log bucket is encrypted with.")
+    access_log_bucket = Attribute[s3.Bucket]("The bucket of the log bucket's server access logs.")
+    bucket = Attribute[s3.Bucket]("The bucket delivery logs and reports land in.")
 
     def __init__(
         self,

@@ -19,6 +19,7 @@ from aws_cdk import aws_kinesisfirehose as firehose
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
+from constructs_lib._private.attributes import Attribute
 from constructs_lib._private.keywords import checked
 from constructs_lib.defaults import (
     FIREHOSE_BUFFERING_INTERVAL,
@@ -77,6 +78,24 @@ class DeliveryLogStream(Construct):
     app.synth()
     ```
     """
+
+    source_accounts = Attribute[tuple[str, ...]](
+        "The accounts whose log groups may subscribe, this one included."
+    )
+    log_format = Attribute[LogFormat]("What Firehose writes to S3.")
+    firehose_role = Attribute[iam.Role]("The role Firehose writes into the log bucket with.")
+    delivery_stream = Attribute[firehose.CfnDeliveryStream](
+        "The Firehose stream into the log bucket."
+    )
+    delivery_stream_arn = Attribute[str]("The Firehose stream's ARN.")
+    destination_name = Attribute[str]("The CloudWatch Logs destination's name.")
+    destination_arn = Attribute[str](
+        "The destination's ARN, computed (for other accounts, as text)."
+    )
+    role = Attribute[iam.Role]("The role CloudWatch Logs puts records into the stream with.")
+    destination = Attribute[logs.CfnDestination](
+        "The CloudWatch Logs destination member accounts stream to."
+    )
 
     def __init__(
         self,

@@ -20,6 +20,7 @@ from aws_cdk import aws_scheduler_targets as scheduler_targets
 from constructs import Construct
 
 from constructs_lib._private.acknowledgments import acknowledge
+from constructs_lib._private.attributes import Attribute
 from constructs_lib._private.keywords import checked
 from constructs_lib._private.spark_assets import ENTRY_SCRIPT, spark_job_package
 from constructs_lib.defaults import (
@@ -73,6 +74,15 @@ class DeliveryReportJob(Construct):
     app.synth()
     ```
     """
+
+    log_group = Attribute[logs.LogGroup]("The job's log group.")
+    application = Attribute[emrserverless.CfnApplication](
+        "The EMR Serverless application the job runs on."
+    )
+    entry_script = Attribute[s3_assets.Asset]("The Spark entry script's asset.")
+    package = Attribute[s3_assets.Asset]("The report package's asset.")
+    job_role = Attribute[iam.Role]("The role the job runs with.")
+    schedule = Attribute[scheduler.Schedule]("The daily schedule starting the job.")
 
     def __init__(
         self,

@@ -29,6 +29,7 @@ from constructs import Construct
 
 from constructs_lib._private.access_logs import admit_log_delivery_by_policy, logged_kms_bucket
 from constructs_lib._private.acknowledgments import acknowledge
+from constructs_lib._private.attributes import Attribute
 from constructs_lib._private.grants import (
     BUCKET_ENCRYPTION_CONTEXT,
     Grantees,
@@ -70,6 +71,15 @@ class MessageBodyBucket(Construct):
     app.synth()
     ```
     """
+
+    organization_id = Attribute[str | None](
+        "The organization every admitted writer must belong to, if any."
+    )
+    key = Attribute[kms.Key](
+        "The key the bodies are encrypted with (alias ``alias/messaging/bodies``)."
+    )
+    access_log_bucket = Attribute[s3.Bucket]("The bucket of the body bucket's server access logs.")
+    bucket = Attribute[s3.Bucket]("The bucket the transport puts message bodies in.")
 
     def __init__(
         self,

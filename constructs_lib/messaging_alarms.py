@@ -14,6 +14,7 @@ from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
+from constructs_lib._private.attributes import Attribute
 from constructs_lib._private.keywords import checked, checked_keywords
 from constructs_lib.defaults import (
     ALARM_EVALUATION_PERIOD,
@@ -48,6 +49,8 @@ class MessagingAlarms(Construct):
     app.synth()
     ```
     """
+
+    alarms = Attribute[list[cloudwatch.Alarm]]("Every alarm added so far.")
 
     def __init__(
         self,
@@ -86,7 +89,7 @@ class MessagingAlarms(Construct):
         self._action = actions.SnsAction(alarm_topic) if alarm_topic else None
         self._max_age = max_message_age
         self._period = evaluation_period
-        self.alarms: list[cloudwatch.Alarm] = []
+        self.alarms = []
 
     def _add(self, alarm: cloudwatch.Alarm) -> cloudwatch.Alarm:
         if self._action:

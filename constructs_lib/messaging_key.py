@@ -20,6 +20,7 @@ from aws_cdk import RemovalPolicy
 from aws_cdk import aws_kms as kms
 from constructs import Construct
 
+from constructs_lib._private.attributes import Attribute
 from constructs_lib._private.keywords import checked
 from constructs_lib.defaults import QUEUE_KEY_ALIAS
 
@@ -44,6 +45,8 @@ class MessagingKey(Construct):
     app.synth()
     ```
     """
+
+    key = Attribute[kms.Key]("The account's shared queue key (alias ``alias/messaging/queues``).")
 
     def __init__(
         self,

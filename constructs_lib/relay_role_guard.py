@@ -28,6 +28,7 @@ from aws_cdk import Stack
 from aws_cdk import aws_organizations as organizations
 from constructs import Construct
 
+from constructs_lib._private.attributes import Attribute
 from constructs_lib._private.keywords import checked
 from constructs_lib.defaults import RELAY_ROLE_GUARD_NAME
 from constructs_lib.relay_roles import RELAY_ROLE_PREFIX
@@ -77,6 +78,9 @@ class RelayRoleGuard(Construct):
     app.synth()
     ```
     """
+
+    content = Attribute[dict[str, Any]]("The service control policy's document.")
+    policy = Attribute[organizations.CfnPolicy]("The service control policy.")
 
     def __init__(
         self,

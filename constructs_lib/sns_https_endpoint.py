@@ -13,11 +13,14 @@ from pathlib import Path
 
 from aws_cdk import CfnOutput, Duration, RemovalPolicy, Token
 from aws_cdk import aws_dynamodb as dynamodb
+from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from aws_cdk import aws_sns as sns
+from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
+from constructs_lib._private.attributes import Attribute
 from constructs_lib._private.handler_module import require_handler_module
 from constructs_lib._private.keywords import checked
 from constructs_lib._private.lambda_assets import dependencies_layer, runtime_code
@@ -79,6 +82,14 @@ class SnsHttpsEndpoint(Construct):
     app.synth()
     ```
     """
+
+    table = Attribute[dynamodb.Table]("The deduplication table (by MessageId).")
+    role = Attribute[iam.Role]("The function's role.")
+    log_group = Attribute[logs.LogGroup]("The function's own log group, with a retention.")
+    function = Attribute[lambda_.Function]("The function checking and handling SNS's posts.")
+    url = Attribute[lambda_.FunctionUrl]("The function URL SNS posts to.")
+    subscription = Attribute[sns.Subscription]("The HTTPS subscription to the topic.")
+    dead_letter_queue = Attribute[sqs.IQueue]("The subscription's own dead-letter queue.")
 
     def __init__(
         self,

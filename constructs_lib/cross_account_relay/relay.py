@@ -8,11 +8,13 @@ import dataclasses
 from collections.abc import Sequence
 
 from aws_cdk import Duration, Stack
+from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_lambda_event_sources as event_sources
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
+from constructs_lib._private.attributes import Attribute
 from constructs_lib._private.keywords import checked
 from constructs_lib._private.lambda_assets import relay_code
 from constructs_lib._private.lambda_function import role_with_own_logs, runtime_function
@@ -85,6 +87,13 @@ class CrossAccountRelay(Construct):
     app.synth()
     ```
     """
+
+    role = Attribute[iam.Role]("The relay function's role (its fixed name other accounts admit).")
+    log_group = Attribute[logs.LogGroup]("The relay function's own log group, with a retention.")
+    function = Attribute[lambda_.Function]("The relay's Lambda function.")
+    configuration = Attribute[str](
+        "The relay's configuration file, as written into its code asset."
+    )
 
     def __init__(
         self,
@@ -181,7 +190,7 @@ class CrossAccountRelay(Construct):
         }
         if own_bucket is not None:
             environment[ENV_BODY_BUCKET] = own_bucket
-        self.function: lambda_.Function = runtime_function(
+        self.function = runtime_function(
             self,
             role=self.role,
             log_group=self.log_group,

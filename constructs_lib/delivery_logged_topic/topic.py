@@ -17,6 +17,7 @@ from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from constructs_lib._private.acknowledgments import acknowledge
+from constructs_lib._private.attributes import Attribute
 from constructs_lib._private.grants import Grantees, PolicyGrants, grant_with_key
 from constructs_lib._private.keywords import checked, checked_keywords
 from constructs_lib._private.subscriptions import (
@@ -81,7 +82,28 @@ class DeliveryLoggedTopic(_TopicBase):
     ```
     """
 
-    topic: sns.Topic
+    topic = Attribute[sns.Topic]("The SNS topic.")
+    topic_name = Attribute[str]("The topic's name (``.fifo`` included for a FIFO topic).")
+    topic_arn = Attribute[str](
+        "The topic's ARN, computed from its name (to give other accounts as text)."
+    )
+    fifo = Attribute[bool]("Whether the topic is FIFO (it delivers to SQS queues alone).")
+    organization_id = Attribute[str | None](
+        "The organization every admitted account must belong to, if any."
+    )
+    success_sample_rate = Attribute[int]("Percentage of successful deliveries logged.")
+    encryption_key = Attribute[kms.IKey](
+        "The key of the topic and of its subscriptions' dead-letter queues."
+    )
+    success_log_group = Attribute[logs.LogGroup | None](
+        "The log group of successful deliveries; None while the topic logs nothing."
+    )
+    failure_log_group = Attribute[logs.LogGroup | None](
+        "The log group of failed deliveries; None while the topic logs nothing."
+    )
+    feedback_role = Attribute[iam.Role | None](
+        "The role SNS writes delivery logs with; None while the topic logs nothing."
+    )
 
     def __init__(
         self,
@@ -166,7 +188,7 @@ class DeliveryLoggedTopic(_TopicBase):
         # The topic's ARN is computed from its name: the feedback role's trust policy needs it
         # and the topic needs the role, so a reference would be a cycle.
         self.topic_arn = stack.format_arn(service="sns", resource=topic_name)
-        self.encryption_key: kms.IKey = encryption_key or kms.Key(
+        self.encryption_key = encryption_key or kms.Key(
             self,
             "Key",
             description=f"Encrypts the {topic_name} topic and its subscription dead-letter queues",
@@ -176,9 +198,9 @@ class DeliveryLoggedTopic(_TopicBase):
         self._log_retention = log_retention
         self._removal_policy = removal_policy
         self._log_destinations: list[str] = []
-        self.success_log_group: logs.LogGroup | None = None
-        self.failure_log_group: logs.LogGroup | None = None
-        self.feedback_role: iam.Role | None = None
+        self.success_log_group = None
+        self.failure_log_group = None
+        self.feedback_role = None
         self.topic = sns.Topic(
             self,
             "Topic",

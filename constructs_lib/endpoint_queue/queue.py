@@ -12,6 +12,7 @@ from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from constructs_lib._private.acknowledgments import acknowledge
+from constructs_lib._private.attributes import Attribute
 from constructs_lib._private.grants import (
     TOPIC_KEY_ACTIONS,
     Grantees,
@@ -88,6 +89,27 @@ class EndpointQueue(Construct):
     app.synth()
     ```
     """
+
+    queue = Attribute[sqs.Queue]("The endpoint's input queue; grant with the grant_* methods.")
+    dead_letter_queue = Attribute[sqs.Queue](
+        "The queue SQS moves a message to after max_receive_count receives."
+    )
+    delay_queue = Attribute[sqs.Queue | None](
+        "The transport's ``<queue>-delay.fifo`` for delays over 15 minutes; None without delayed_delivery."
+    )
+    encryption_key = Attribute[kms.IKey | None](
+        "The key all three queues are encrypted with; None for SSE-SQS."
+    )
+    queue_name = Attribute[str]("The input queue's name (the NServiceBus rule's, or queue_name).")
+    endpoint_name = Attribute[str]("The NServiceBus endpoint name the queue serves.")
+    fifo = Attribute[bool]("Whether the queues are FIFO queues.")
+    organization_id = Attribute[str | None](
+        "The organization every admitted account must belong to, if any."
+    )
+    max_receive_count = Attribute[int](
+        "Receives before SQS moves a message to the dead-letter queue."
+    )
+    visibility_timeout = Attribute[Duration]("How long a received message stays invisible.")
 
     def __init__(
         self,
@@ -201,7 +223,7 @@ class EndpointQueue(Construct):
         self._sender_roles: list[str] = []
         self._sender_topics: list[str] = []
 
-        self.encryption_key: kms.IKey | None = None
+        self.encryption_key = None
         if encryption is EndpointQueueEncryption.KMS:
             if shared_key is not None:
                 encryption_key = shared_key.key
@@ -246,9 +268,9 @@ class EndpointQueue(Construct):
             ),
             removal_policy=removal_policy,
         )
-        self.max_receive_count: int = max_receive_count
-        self.visibility_timeout: Duration = visibility_timeout or SQS_DEFAULT_VISIBILITY_TIMEOUT
-        self.delay_queue: sqs.Queue | None = None
+        self.max_receive_count = max_receive_count
+        self.visibility_timeout = visibility_timeout or SQS_DEFAULT_VISIBILITY_TIMEOUT
+        self.delay_queue = None
         if delayed_delivery:
             self.delay_queue = secure_queue(
                 self,

@@ -105,7 +105,9 @@ def log_stream(stack: Stack, **keywords: Any) -> DeliveryLogStream:
 
 def billing_stack(stack: Stack) -> Stack:
     """A stack of another account (Billing's) in the same app."""
-    return Stack(stack.node.scope, "Billing", env=Environment(account=BILLING, region=REGION))
+    app = stack.node.root
+    assert isinstance(app, App)
+    return Stack(app, "Billing", env=Environment(account=BILLING, region=REGION))
 
 
 BILLING_QUEUE = f"arn:aws:sqs:{REGION}:{BILLING}:Billing"
@@ -228,7 +230,7 @@ MISUSES = [
     ),
     Misuse(
         "a FIFO topic asked later to log a protocol it never delivers to",
-        lambda s, _: topic(s, fifo=True).log_deliveries("lambda"),
+        lambda s, _: topic(s, fifo=True).log_deliveries("lambda"),  # type: ignore[arg-type]
         Refused(ValueError, r"^protocol: a FIFO topic delivers to SQS queues alone"),
     ),
     Misuse(
