@@ -359,8 +359,15 @@ class SagaReply:
 
 
 def reply_to_originator(peers: Peers, handlers: Handlers, sender: str, receiver: str) -> SagaReply:
-    """``sender`` starts a saga on ``receiver``; the saga answers the stored originator when
-    its timeout (:data:`SAGA_TIMEOUT`) fires, and the answer must reach ``sender``."""
+    """``sender`` starts a saga on ``receiver``, which must register it (:data:`SAGA_TYPE`, as
+    :class:`~local_aws.scenarios.peers.Peers` was told); the saga answers the stored originator
+    when its timeout (:data:`SAGA_TIMEOUT`) fires, and the answer must reach ``sender``."""
+    registered = peers.endpoints[receiver].settings.sagas
+    if SAGA_TYPE not in registered:
+        raise ConversationError(
+            f"{receiver} registers no saga {SAGA_TYPE} (its sagas: "
+            f"{', '.join(registered) or 'none'}): give it to Peers' sagas"
+        )
     sent = peers.endpoints[sender].send(
         receiver, SAGA_START_TYPE, json.dumps({"order": 44}).encode()
     )

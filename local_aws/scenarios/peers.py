@@ -13,9 +13,13 @@ With ServiceControl's other queues declared, every endpoint audits to the audit 
 heartbeats and custom check results (its dead-letter queue stays empty) to ``serviceControlQueue``,
 metrics to ``monitoringQueue`` and saga audit to the audit queue, where ServiceControl 6 stores it
 (else to ``serviceControlQueue``), each by the name it is configured with, as the README tells its
-team. ServiceControl's primary instance runs on the error queue's account (its own queue, when
-declared, is there too), its audit and monitoring instances on their queues' accounts. Nothing here
-knows the bridge: every peer resolves names in its own account as the released transport does, and
+team; saga audit runs only on the endpoints that register sagas (``sagas``: which endpoint hosts
+which saga types is the deployment's choice, declared, not found at run time). Each endpoint runs
+as a process of its own, started from a directory of its own (:func:`endpoint_command_line`), so
+each has a host id of its own, as separately deployed endpoints on one machine do.
+ServiceControl's primary instance runs on the error queue's account (its own queue, when declared,
+is there too), its audit and monitoring instances on their queues' accounts. Nothing here knows
+the bridge: every peer resolves names in its own account as the released transport does, and
 an ARN-aware sender is told, as its team would tell it (``UseAccountForEndpoint``), the account of
 each endpoint it routes to directly.
 
@@ -29,7 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Final
@@ -95,6 +99,8 @@ DEAD_LETTER_CHECK_CATEGORY: Final = "Messaging"
 DEAD_LETTER_CHECK_INTERVAL: Final = timedelta(minutes=5)
 """The custom check every endpoint runs: its queue's dead-letter queue holds nothing, checked as
 often as the stacks' alarms evaluate it."""
+ENDPOINT_PROGRAM: Final = "/opt/endpoints/{name}/{name}"
+"""Where each endpoint's process starts from: its published program in a directory of its own."""
 DEFAULT_MAX_SETTLE_ROUNDS: Final = 50
 """Rounds of :meth:`Peers.settle` before it gives up: a conversation of the demo settles in a
 handful; a message bouncing between two queues never would."""
@@ -106,6 +112,12 @@ def event_type_name(full_name: str) -> str:
     the whole name, which core parses, so it needs its ``Version=``)."""
     assembly = full_name.rsplit(".", 1)[0]
     return f"{full_name}, {assembly}, {EVENT_ASSEMBLY_VERSION}"
+
+
+def endpoint_command_line(endpoint_name: str) -> str:
+    """The command line of ``endpoint_name``'s process, from which core derives its default
+    host id (:meth:`~local_aws.released_transport.core.host.HostInformation.of`)."""
+    return ENDPOINT_PROGRAM.format(name=endpoint_name)
 
 
 class PeersError(RuntimeError):
@@ -153,10 +165,16 @@ class Peers:
         accounts: Mapping[str, AccountCredentials],
         poller: LambdaPoller,
         handle: Callable[[str, MessageHandlerContext], None],
+        sagas: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
         """Start a peer for each endpoint, whose messages ``handle`` handles (given the
-        endpoint's name), and ServiceControl."""
+        endpoint's name), and ServiceControl. ``sagas`` are the saga types each endpoint (by
+        name) registers; an endpoint not named has none, so it runs no saga audit."""
         self.topology = topology
+        unknown = sorted(set(sagas or {}) - {e.name for e in topology.endpoints})
+        if unknown:
+            raise PeersError(f"sagas are given for endpoints the topology lacks: {unknown}")
+        self._sagas = {name: tuple(types) for name, types in (sagas or {}).items()}
         self.accounts = dict(accounts)
         self.poller = poller
         self.endpoints: dict[str, ReleasedEndpoint] = {}
@@ -305,6 +323,8 @@ class Peers:
             if registered or publishes_to_stored
             else None,
             wrap_outgoing_messages=endpoint.wrap_outgoing_messages,
+            command_line=endpoint_command_line(endpoint.name),
+            sagas=self._sagas.get(endpoint.name, ()),
             **self._platform_settings(endpoint, sqs),
         )
         if not endpoint.arn_aware:
@@ -352,6 +372,8 @@ class Peers:
             )
         if monitoring is not None:
             settings["metrics"] = MetricsSettings(monitoring.name, METRICS_INTERVAL)
+        # Configured on every endpoint, as the README tells teams; it runs only where the
+        # endpoint registers sagas (the plugin's wiring decides, as core's features do).
         saga_audit = audit or service_control
         if saga_audit is not None:
             settings["saga_audit"] = SagaAuditSettings(saga_audit.name)

@@ -40,6 +40,7 @@ from local_aws.released_transport.service_control.view import (
     UNKNOWN_ENDPOINT,
     EndpointView,
     describe,
+    system_messages,
 )
 from local_aws.released_transport.transport.sending.dispatcher import (
     LargeMessageError,
@@ -72,9 +73,19 @@ class AuditTrail:
 
     handled: int
     audited: int
+    """Every message the audit instance stored, system messages included."""
+    system: int
+    """Of those, the system messages ServicePulse's message list hides: subscribe messages,
+    saga audit's start-up checks
+    (:func:`~local_aws.released_transport.service_control.view.system_messages`)."""
     by_endpoint: dict[str, int]
-    """Audited messages per processing endpoint (control messages sent straight to the audit
-    queue, saga audit's start-up checks, have none)."""
+    """The messages ServicePulse lists, per processing endpoint: system messages left out, as
+    its list leaves them out."""
+
+    @property
+    def listed(self) -> int:
+        """How many audited messages ServicePulse's message list shows."""
+        return self.audited - self.system
 
 
 def audit_trail(peers: Peers, handlers: Handlers) -> AuditTrail:
@@ -101,10 +112,16 @@ def audit_trail(peers: Peers, handlers: Handlers) -> AuditTrail:
                 f"the audit copy of {delivery.message_id} at {delivery.endpoint} lacks {absent}"
             )
     counts: dict[str, int] = {}
-    for endpoint, _ in audited:
-        key = endpoint or UNKNOWN_ENDPOINT
-        counts[key] = counts.get(key, 0) + 1
-    return AuditTrail(len(handlers.deliveries), len(audit.processed_messages), counts)
+    for (endpoint, _), message in audited.items():
+        if not message.is_system_message:
+            key = endpoint or UNKNOWN_ENDPOINT
+            counts[key] = counts.get(key, 0) + 1
+    return AuditTrail(
+        len(handlers.deliveries),
+        len(audit.processed_messages),
+        len(system_messages(audit)),
+        counts,
+    )
 
 
 @dataclass(frozen=True)
@@ -416,12 +433,14 @@ class PlatformTraffic:
                 " which moved it to its poison queue as in one account"
             )
         if self.audit is not None:
-            per = ", ".join(f"{e} {n}" for e, n in sorted(self.audit.by_endpoint.items()))
+            audit = self.audit
+            per = ", ".join(f"{e} {n}" for e, n in sorted(audit.by_endpoint.items()))
             lines.append(
-                f"audit: {self.audit.handled} handled message(s), each in the audit instance "
-                f"({self.audit.audited} audited: {per})"
+                f"audit: {audit.handled} handled message(s), each in the audit instance; "
+                f"ServicePulse lists {audit.listed} ({per}), hiding {audit.system} system "
+                f"message(s) of the {audit.audited} audited"
             )
-        lines.append("ServiceControl saw, per endpoint:")
+        lines.append("ServiceControl saw, per endpoint (as ServicePulse shows it):")
         lines += [f"  {line}" for line in describe(self.views)]
         return lines
 

@@ -25,6 +25,7 @@ from typing import Final
 from local_aws.accounts import AccountCredentials
 from local_aws.lambda_poller import LambdaPoller
 from local_aws.scenarios.conversation import (
+    SAGA_TYPE,
     Exchange,
     Handlers,
     LargeBody,
@@ -158,18 +159,21 @@ def run_traffic(
     """The message-driven subscribers' subscribe messages; every conversation pair's
     exchange; the recovery, the late delivery, a saga's reply to its originator and (with
     ``largeMessages``) a body through S3 on the first pair whose sender is released (the
-    bridge carries it both ways), else the first pair; then a publish to ``topic`` (default:
-    the topology's first) by its publisher; then the platform steps
-    (:func:`~local_aws.scenarios.platform_traffic.run_platform`) on the same pair."""
-    poller = LambdaPoller(list(accounts.values()), endpoint_url)
-    handlers = Handlers()
-    peers = Peers(topology, accounts, poller, handlers)
-    subscriptions = peers.auto_subscribe()
-    peers.settle()
+    bridge carries it both ways), else the first pair, whose receiver alone hosts the saga;
+    then a publish to ``topic`` (default: the topology's first) by its publisher; then the
+    platform steps (:func:`~local_aws.scenarios.platform_traffic.run_platform`) on the same
+    pair."""
     pairs = conversation_pairs(topology)
-    exchanges = tuple(exchange(peers, handlers, s, r) for s, r in pairs)
     released = [p for p in pairs if not topology.endpoint(p[0]).arn_aware]
     chosen = next(iter(released or pairs), None)
+    poller = LambdaPoller(list(accounts.values()), endpoint_url)
+    handlers = Handlers()
+    # The chosen receiver hosts the saga; no other endpoint has one.
+    sagas = {} if chosen is None else {chosen[1]: (SAGA_TYPE,)}
+    peers = Peers(topology, accounts, poller, handlers, sagas)
+    subscriptions = peers.auto_subscribe()
+    peers.settle()
+    exchanges = tuple(exchange(peers, handlers, s, r) for s, r in pairs)
     recovery = later = saga = large = None
     if chosen is not None:
         recovery = recover(peers, handlers, *chosen)

@@ -12,7 +12,7 @@ saga audit observes (:mod:`~local_aws.released_transport.plugins.saga_audit` cit
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import timedelta
 
 from local_aws.released_transport.core.incoming import IncomingMessage
@@ -25,9 +25,16 @@ from local_aws.released_transport.transport.pubsub.topic_name_helper import full
 from local_aws.released_transport.transport.sending.dispatcher import Operation
 
 
+class SagaNotRegisteredError(RuntimeError):
+    """A handler declared it ran as a saga its endpoint does not register
+    (:attr:`~local_aws.released_transport.endpoint.settings.EndpointSettings.sagas`): core only
+    invokes the sagas it found, so the endpoint's settings and its handlers disagree."""
+
+
 class MessageHandlerContext:
     """What a handler may do; its operations are dispatched after it returned. ``saga_audit``
-    says whether the endpoint runs saga audit, the only reader of the noted outputs."""
+    says whether the endpoint runs saga audit, the only reader of the noted outputs; ``sagas``
+    are the saga types the endpoint registers, the only ones a handler can run as."""
 
     def __init__(
         self,
@@ -36,8 +43,10 @@ class MessageHandlerContext:
         *,
         clock: Clock,
         saga_audit: bool,
+        sagas: Collection[str] = (),
     ) -> None:
         self.message = message
+        self._sagas = sagas
         self._operations = operations
         self._clock = clock
         self._saga_audit = saga_audit
@@ -58,7 +67,13 @@ class MessageHandlerContext:
     ) -> None:
         """Declare that this handler ran as the saga ``saga_type`` (its class's ``FullName``)
         on the saga data ``saga_id`` (a GUID), leaving ``state`` (the data as its serializer
-        writes it): the model's stand-in for core's sagas, which only saga audit observes."""
+        writes it): the model's stand-in for core's sagas, which only saga audit observes. The
+        endpoint must register ``saga_type``."""
+        if saga_type not in self._sagas:
+            raise SagaNotRegisteredError(
+                f"the handler ran as the saga {saga_type}, which its endpoint does not register "
+                f"(its sagas: {', '.join(self._sagas) or 'none'})"
+            )
         self.saga = SagaInvocation(saga_type, saga_id, state, is_new, is_completed)
 
     def _note_output(

@@ -1,7 +1,11 @@
 """The platform's plugins one endpoint runs, wired from one table.
 
 Each plugin is off unless its settings are given
-(:class:`~local_aws.released_transport.endpoint.settings.EndpointSettings`): heartbeats
+(:class:`~local_aws.released_transport.endpoint.settings.EndpointSettings`), and saga audit also
+unless the endpoint has sagas (``SagaAuditFeature`` ``DependsOn<Sagas>()``, and core's ``Sagas``
+feature needs a registered saga: an endpoint without one never starts the plugin and sends no
+start-up check; NServiceBus.SagaAudit 6.0.1 ``src/NServiceBus.SagaAudit/SagaAuditFeature.cs``,
+NServiceBus 10.2.5 ``src/NServiceBus.Core/Sagas/Sagas.cs``): heartbeats
 (:mod:`~local_aws.released_transport.plugins.heartbeats`), custom checks
 (:mod:`~local_aws.released_transport.plugins.custom_checks`), metrics
 (:mod:`~local_aws.released_transport.plugins.metrics`) and saga audit
@@ -73,9 +77,15 @@ def _from_parts(
     )
 
 
+def _saga_audit_settings(settings: EndpointSettings) -> SagaAuditSettings | None:
+    """``AuditSagaStateChanges`` enables the feature, which runs only where core's ``Sagas``
+    feature does: on an endpoint that registers a saga."""
+    return settings.saga_audit if settings.sagas else None
+
+
 SAGA_AUDIT: Final[PluginWiring[SagaAuditSettings, SagaAuditBackend]] = PluginWiring(
     "saga_audit",
-    lambda settings: settings.saga_audit,
+    _saga_audit_settings,
     lambda settings, parts: SagaAuditBackend(parts.dispatcher, parts.receive_address, settings),
     SagaAuditBackend.start,
     startup_can_stop_the_start=True,

@@ -157,6 +157,7 @@ class ReceivePipeline:
                 incoming,
                 clock=self._settings.clock,
                 saga_audit=self._saga_audit is not None,
+                sagas=self._settings.sagas,
             )
             handler(handler_context)
             self._audit_saga(handler_context, started)

@@ -136,7 +136,9 @@ class ReleasedEndpoint:
         self.endpoint_name = endpoint_name
         self.settings = settings or EndpointSettings()
         self._sqs = sqs
-        self.host = HostInformation.of(endpoint_name, self.settings.machine_name)
+        self.host = HostInformation.of(
+            endpoint_name, self.settings.machine_name, self.settings.command_line
+        )
         self.queue_cache = QueueCache(
             sqs, self.settings.queue_name_generator, self.settings.queue_name_prefix
         )

@@ -77,7 +77,14 @@ class EndpointSettings:
     default: ``audit`` (``AuditProcessedMessagesTo``), ``heartbeats`` (``SendHeartbeatTo``),
     ``custom_checks`` (``ReportCustomChecksTo`` and the checks), ``metrics``
     (``EnableMetrics().SendMetricDataToServiceControl``) and ``saga_audit``
-    (``AuditSagaStateChanges``). ``clock`` and ``sleep`` replace the real ones in tests.
+    (``AuditSagaStateChanges``; it runs only with ``sagas``). ``sagas`` are the saga types the
+    endpoint registers (their ``FullName``; by assembly scanning or ``AddSaga<TSaga>()``):
+    core's ``Sagas`` feature, on which saga audit depends, needs one (NServiceBus 10.2.5
+    ``src/NServiceBus.Core/Sagas/Sagas.cs``, its ``Prerequisite`` "No sagas were found"), and a
+    handler can run only as one of them. ``command_line`` is the endpoint process's
+    ``Environment.CommandLine``, whose program path gives the default host id
+    (:meth:`~local_aws.released_transport.core.host.HostInformation.of`; ``None``: this Python
+    program's). ``clock`` and ``sleep`` replace the real ones in tests.
     """
 
     queue_name_prefix: str | None = None
@@ -91,6 +98,7 @@ class EndpointSettings:
     visibility_timeout_seconds: int | None = None
     enable_installers: bool = False
     machine_name: str | None = None
+    command_line: str | None = None
     topic_name_prefix: str | None = None
     topic_name_generator: TopicNameGenerator = get_sns_topic_name
     s3: S3Settings | None = None
@@ -103,5 +111,6 @@ class EndpointSettings:
     custom_checks: CustomCheckSettings | None = None
     metrics: MetricsSettings | None = None
     saga_audit: SagaAuditSettings | None = None
+    sagas: tuple[str, ...] = ()
     clock: Clock = system_clock
     sleep: Callable[[float], None] = time.sleep

@@ -1,6 +1,8 @@
 """NServiceBus.SagaAudit 6.0.1: ``AuditSagaStateChanges(serviceControlQueue)``.
 
-At start the plugin checks the queue by sending it a control message
+The feature depends on core's ``Sagas`` feature: on an endpoint that registers no saga it never
+starts (the wiring decides, :mod:`~local_aws.released_transport.endpoint.plugin_wiring`). At start
+the plugin checks the queue by sending it a control message
 (``NServiceBus.ControlMessage`` ``True``, ``NServiceBus.MessageIntent`` ``Send``,
 ``NServiceBus.ReplyToAddress``, empty body, no time to be received); if that dispatch fails the
 endpoint does not start (:class:`SagaAuditStartupError`, the plugin's message, the dispatcher's

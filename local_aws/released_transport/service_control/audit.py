@@ -163,6 +163,12 @@ class ProcessedMessage:
         return str(self.metadata["MessageId"])
 
     @property
+    def is_system_message(self) -> bool:
+        """``IsSystemMessage`` (``MessageTypeEnricher``): a control message without an
+        enclosed type, or a scheduled task; what ServicePulse's message list hides."""
+        return bool(self.metadata.get("IsSystemMessage"))
+
+    @property
     def receiving_endpoint(self) -> EndpointDetails | None:
         """Where it was processed."""
         value = self.metadata.get("ReceivingEndpoint")

@@ -9,12 +9,28 @@ none of them saw is not in the view — which is what an endpoint whose platform
 reach the central account looks like. Any of the three instances may be left out.
 :func:`describe` renders the view as lines to print.
 
+Audited messages are listed as ServicePulse lists them by default: without system messages.
+The audit instance marks a message ``IsSystemMessage`` when it carries
+``NServiceBus.ControlMessage`` and no ``NServiceBus.EnclosedMessageTypes`` (a subscribe
+message, saga audit's start-up check), or when its type is a scheduled task
+(``MessageTypeEnricher``); ServicePulse's message list asks ``messages2``, which the audit instance
+answers without them (``includeSystemMessages`` false; its RavenDB store filters them out). Such
+messages stay stored (``include_system_messages=True`` shows them, as the ``messages`` API's
+``include_system_messages`` does), and :func:`system_messages` counts them.
+
 Facts: the instances' modules (:mod:`~local_aws.released_transport.service_control.main_instance`,
 :mod:`~local_aws.released_transport.service_control.instance_queue`,
 :mod:`~local_aws.released_transport.service_control.audit`,
 :mod:`~local_aws.released_transport.service_control.monitoring`); ServiceControl 6.19.2
 ``src/ServiceControl.Audit/Infrastructure/TransportMessageExtensions.cs``
-(``ProcessingEndpointName``).
+(``ProcessingEndpointName``), ``src/ServiceControl.Audit/Auditing/DefaultEnrichers.cs``
+(``MessageTypeEnricher``), ``Auditing/MessagesView/GetMessages2Controller.cs``,
+``Auditing/MessagesView/GetMessagesController.cs``,
+``src/ServiceControl.Audit.Persistence.RavenDB/RavenAuditDataStore.cs`` and
+``Extensions/RavenQueryExtensions.cs`` (``IncludeSystemMessagesWhere``); vectors in
+``src/ServiceControl.Audit.AcceptanceTests/Auditing/When_messages_are_marked_as_system_messages.cs``;
+ServicePulse 2.10.2 ``src/Frontend/src/components/audit/auditClient.ts`` (the list's
+``messages2`` query).
 """
 
 from __future__ import annotations
@@ -51,7 +67,7 @@ from local_aws.released_transport.service_control.monitoring import (
 
 UNKNOWN_ENDPOINT: Final = "(unknown endpoint)"
 """Where the view puts what no endpoint can be named for (a control message sent straight to
-the audit queue, which no endpoint processed)."""
+the audit queue, which no endpoint processed: a system message, shown only on request)."""
 
 
 @dataclass(frozen=True)
@@ -88,12 +104,23 @@ def _failing_endpoint(failed: FailedMessage) -> str:
     return str(headers.get(FAILED_QUEUE) or failed.failing_endpoint_address).split("@", 1)[0]
 
 
+def system_messages(audit: ServiceControlAudit) -> list[ProcessedMessage]:
+    """The audited messages ServicePulse's message list hides: those marked
+    ``IsSystemMessage``."""
+    return [m for m in audit.processed_messages if m.is_system_message]
+
+
 def endpoint_views(
     main: ServiceControl | None = None,
     audit: ServiceControlAudit | None = None,
     monitoring: ServiceControlMonitoring | None = None,
+    *,
+    include_system_messages: bool = False,
 ) -> dict[str, EndpointView]:
-    """The view of every endpoint any given instance saw, by endpoint name."""
+    """The view of every endpoint any given instance saw, by endpoint name; audited system
+    messages only with ``include_system_messages`` (ServicePulse hides them), so that an
+    endpoint nothing else names — saga audit's start-up check reaches the audit queue
+    processed by no endpoint — shows only then."""
     views: dict[str, EndpointView] = {}
 
     def view(name: str | None) -> EndpointView:
@@ -104,6 +131,8 @@ def endpoint_views(
         _main_views(main, view)
     if audit is not None:
         for processed in audit.processed_messages:
+            if processed.is_system_message and not include_system_messages:
+                continue
             receiver = processed.receiving_endpoint
             view(None if receiver is None else receiver.name).audited_messages.append(processed)
         for snapshot in audit.saga_snapshots:

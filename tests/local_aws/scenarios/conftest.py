@@ -8,7 +8,7 @@ import pytest
 from local_aws.accounts import AccountCredentials
 from local_aws.deployment import deploy_all
 from local_aws.lambda_poller import LambdaPoller
-from local_aws.scenarios.conversation import Handlers
+from local_aws.scenarios.conversation import SAGA_TYPE, Handlers
 from local_aws.scenarios.peers import Peers
 from stacks.checks import gates
 from stacks.placement.placing import new_organization_plan
@@ -34,13 +34,21 @@ def handlers() -> Handlers:
 
 
 @pytest.fixture(scope="module")
+def sagas(topology: Topology) -> dict[str, tuple[str, ...]]:
+    """The saga types each endpoint registers: the demo's saga on every endpoint, so that any
+    may receive a conversation's saga (a module overrides this to say otherwise)."""
+    return {endpoint.name: (SAGA_TYPE,) for endpoint in topology.endpoints}
+
+
+@pytest.fixture(scope="module")
 def peers(
     topology: Topology,
     module_deployment: dict[str, AccountCredentials],
     moto_endpoint: str,
     handlers: Handlers,
+    sagas: dict[str, tuple[str, ...]],
 ) -> Peers:
     """The module's endpoints and ServiceControl, played by the transport model, with the
     relays through the Lambda poller."""
     poller = LambdaPoller(list(module_deployment.values()), moto_endpoint)
-    return Peers(topology, module_deployment, poller, handlers)
+    return Peers(topology, module_deployment, poller, handlers, sagas)

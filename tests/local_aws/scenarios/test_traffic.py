@@ -12,6 +12,7 @@ from local_aws.accounts import AccountCredentials
 from local_aws.released_transport.service_control.instance_queue import (
     HeartbeatStatus,
 )
+from local_aws.released_transport.service_control.view import UNKNOWN_ENDPOINT
 from local_aws.scenarios.conversation import Exchange
 from local_aws.scenarios.platform_traffic import POISON_BODY, POISON_HEADERS, PlatformTraffic
 from local_aws.scenarios.publication import MESSAGE_DRIVEN, SubscriptionOutcome
@@ -222,6 +223,38 @@ def test_every_handled_message_has_its_audit_copy_in_the_ops_accounts_audit_queu
     assert audit is not None
     assert audit.audited >= audit.handled >= 15
     assert {"Sales", "Shipping", "Billing"} <= set(audit.by_endpoint)
+
+
+def test_servicecontrol_lists_the_handled_messages_and_hides_the_system_messages(
+    traffic: TrafficResult,
+) -> None:
+    """As ServicePulse lists audited messages: Shipping's subscribe message (processed by
+    Billing) and the start-up check of saga audit (on Billing alone, the one endpoint with a
+    saga) are stored as system messages and hidden; the list is the handled messages."""
+    platform = the_platform(traffic)
+    audit = platform.audit
+    assert audit is not None
+    assert (audit.audited, audit.system, audit.listed) == (audit.handled + 2, 2, audit.handled)
+    assert UNKNOWN_ENDPOINT not in audit.by_endpoint
+    assert sum(audit.by_endpoint.values()) == audit.handled
+    assert UNKNOWN_ENDPOINT not in platform.views
+    listed = [m for view in platform.views.values() for m in view.audited_messages]
+    assert len(listed) == audit.handled
+    assert all(m.metadata["MessageType"] for m in listed)
+    text = "\n".join(traffic.lines())
+    assert f"ServicePulse lists {audit.handled} (Billing " in text
+    assert f"hiding 2 system message(s) of the {audit.handled + 2} audited" in text
+    assert "(no message type)" not in text
+
+
+def test_each_endpoint_process_has_a_host_id_of_its_own(traffic: TrafficResult) -> None:
+    """Each endpoint runs from its own directory, so core gives each its own host id, and
+    ServiceControl knows three endpoint instances on one machine."""
+    views = the_platform(traffic).views
+    beats = [b for name in ("Sales", "Shipping", "Billing") for b in views[name].heartbeats]
+    assert len(beats) == 3
+    assert len({b.host_id for b in beats}) == 3
+    assert len({b.host for b in beats}) == 1
 
 
 def test_servicecontrol_sees_every_endpoints_heartbeat_custom_check_metrics_and_saga(

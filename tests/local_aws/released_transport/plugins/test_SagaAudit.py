@@ -125,6 +125,9 @@ def test_Saga_state_change_message_can_be_created_without_headers() -> None:
 
 
 def _endpoint(sqs: FakeSqs, **settings: object) -> ReleasedEndpoint:
+    """Sales, auditing saga changes to ``audit``, with its ``Sales.OrderSaga`` unless
+    ``settings`` say otherwise."""
+    options: dict[str, object] = {"sagas": ("Sales.OrderSaga",), **settings}
     endpoint = ReleasedEndpoint(
         "Sales",
         sqs,
@@ -133,7 +136,7 @@ def _endpoint(sqs: FakeSqs, **settings: object) -> ReleasedEndpoint:
             machine_name="MACHINE",
             saga_audit=SagaAuditSettings("audit"),
             clock=lambda: START,
-            **settings,  # type: ignore[arg-type]
+            **options,  # type: ignore[arg-type]
         ),
         sns=FakeSns(),
     )
@@ -236,3 +239,30 @@ def test_without_a_saga_nothing_is_sent_and_no_header_is_added() -> None:
     assert len(sent_to(sqs, "audit")) == 1
     assert outcome.message is not None
     assert "NServiceBus.InvokedSagas" not in outcome.message.headers
+
+
+def test_an_endpoint_without_sagas_never_starts_saga_audit_and_sends_no_start_up_check() -> None:
+    """``SagaAuditFeature`` depends on core's ``Sagas`` feature, which needs a registered saga:
+    ``AuditSagaStateChanges`` alone enables nothing on an endpoint without one."""
+    sqs = FakeSqs()
+    sales = _endpoint(sqs, sagas=())
+    assert sales.saga_audit is None
+    assert sent_to(sqs, "audit") == []
+
+    missing = FakeSqs()
+    missing.missing_queues.add("audit")
+    assert _endpoint(missing, sagas=()).saga_audit is None
+
+
+def test_a_handler_cannot_run_as_a_saga_its_endpoint_does_not_register() -> None:
+    sqs = FakeSqs()
+    sales = _endpoint(sqs)
+    sqs.received.append([_incoming(sqs)])
+
+    def handle(context: MessageHandlerContext) -> None:
+        context.handled_by_saga("Sales.ShippingSaga", SAGA_ID, "{}", is_new=True)
+
+    (outcome,) = sales.process(handle)
+
+    assert outcome.pump.fate is MessageFate.RETRY_REQUIRED
+    assert len(sent_to(sqs, "audit")) == 1

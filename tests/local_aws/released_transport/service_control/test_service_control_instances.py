@@ -45,7 +45,12 @@ from local_aws.released_transport.service_control.monitoring import (
     MonitoringSettings,
     ServiceControlMonitoring,
 )
-from local_aws.released_transport.service_control.view import describe, endpoint_views
+from local_aws.released_transport.service_control.view import (
+    UNKNOWN_ENDPOINT,
+    describe,
+    endpoint_views,
+    system_messages,
+)
 from local_aws.released_transport.transport.receiving.input_pump import MessageFate
 from tests.local_aws.released_transport.fake_sqs import FakeSqs
 from tests.local_aws.released_transport.fake_wire import as_received, envelope, sent_to
@@ -241,7 +246,12 @@ def test_what_the_instance_cannot_read_or_forward_goes_to_its_error_queue_at_onc
 def test_a_saga_update_on_the_main_instance_is_forwarded_to_the_audit_queue_and_flagged() -> None:
     sqs = FakeSqs()
     clock = Clock()
-    sales = _sales(sqs, clock, saga_audit=SagaAuditSettings("Particular.ServiceControl"))
+    sales = _sales(
+        sqs,
+        clock,
+        saga_audit=SagaAuditSettings("Particular.ServiceControl"),
+        sagas=("Sales.OrderSaga",),
+    )
     sqs.received.append([as_received(_to_sales(sqs))])
     sales.process(lambda context: context.handled_by_saga("Sales.OrderSaga", SAGA_ID, "{}"))
     service_control = _service_control(sqs, clock, saga_audit_queue="audit")
@@ -283,7 +293,13 @@ def test_the_audit_instance_stores_the_processed_message_with_the_enrichers_meta
     system message without a type."""
     sqs = FakeSqs()
     clock = Clock()
-    sales = _sales(sqs, clock, audit=AuditSettings("audit"), saga_audit=SagaAuditSettings("audit"))
+    sales = _sales(
+        sqs,
+        clock,
+        audit=AuditSettings("audit"),
+        saga_audit=SagaAuditSettings("audit"),
+        sagas=("Sales.OrderSaga",),
+    )
     sqs.received.append([as_received(_to_sales(sqs, sent=START - timedelta(seconds=3)))])
 
     def handle(context: MessageHandlerContext) -> None:
@@ -324,6 +340,37 @@ def test_the_audit_instance_stores_the_processed_message_with_the_enrichers_meta
         '{"OrderId":1}',
     )
     assert len(audit.known_endpoints) == 2
+
+
+def test_the_view_lists_audited_messages_without_system_messages_as_servicepulse_does() -> None:
+    """Saga audit's start-up check (a control message, no type, processed by no endpoint) is
+    stored but hidden, as ServicePulse's list (``messages2``) hides ``IsSystemMessage``; with
+    ``include_system_messages`` it shows under the unknown endpoint."""
+    sqs = FakeSqs()
+    clock = Clock()
+    sales = _sales(
+        sqs,
+        clock,
+        audit=AuditSettings("audit"),
+        saga_audit=SagaAuditSettings("audit"),
+        sagas=("Sales.OrderSaga",),
+    )
+    sqs.received.append([as_received(_to_sales(sqs))])
+    sales.process(lambda _context: None)
+    audit = _audit(sqs, clock)
+    _deliver(sqs, "audit")
+    audit.ingest()
+
+    views = endpoint_views(audit=audit)
+    everything = endpoint_views(audit=audit, include_system_messages=True)
+
+    start_up_check, processed = audit.processed_messages
+    assert system_messages(audit) == [start_up_check]
+    assert list(views) == ["Sales"]
+    assert views["Sales"].audited_messages == [processed]
+    assert list(everything) == [UNKNOWN_ENDPOINT, "Sales"]
+    assert everything[UNKNOWN_ENDPOINT].audited_messages == [start_up_check]
+    assert not any("(no message type)" in line for line in describe(views))
 
 
 def test_a_header_the_audit_instance_cannot_read_fails_the_import_three_times() -> None:
