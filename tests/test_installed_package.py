@@ -28,6 +28,7 @@ import pytest
 from constructs import Construct
 
 import constructs_lib
+from constructs_lib.messaging_checks import RULES as MESSAGING_RULES
 
 ROOT = Path(__file__).resolve().parent.parent
 INSTALLED_NAMES = {"constructs_lib", "cross_account_runtime"}
@@ -179,6 +180,51 @@ Validations.of(app).add_plugins(AwsSolutionsChecks(app, verbose=True))
 app.synth()
 print(json.dumps({"constructs_lib": constructs_lib.__file__}))
 """
+
+
+UNDELIVERABLE = """\
+from aws_cdk import Duration
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_lambda_event_sources as sources
+from aws_cdk import aws_sns as sns
+
+sqs.Queue(sales_stack, "Bare")
+team = Stack(app, "Team", env=Environment(account=sales.account_id, region=region))
+unlogged = sns.Topic(team, "Unlogged")
+aws_managed = sqs.Queue(team, "AwsManagedKey", encryption=sqs.QueueEncryption.KMS_MANAGED)
+sns.Subscription(
+    team,
+    "ToAwsManagedKey",
+    topic=unlogged,
+    endpoint=aws_managed.queue_arn,
+    protocol=sns.SubscriptionProtocol.SQS,
+    dead_letter_queue=sqs.Queue(
+        team, "ClosedDeadLetters", encryption=sqs.QueueEncryption.KMS_MANAGED
+    ),
+)
+fifo = sqs.Queue(team, "Fifo", fifo=True)
+sns.Subscription(
+    team, "FifoOnStandard", topic=unlogged, endpoint=fifo.queue_arn,
+    protocol=sns.SubscriptionProtocol.SQS,
+)
+sns.Subscription(
+    team, "OtherAccount", topic=unlogged, protocol=sns.SubscriptionProtocol.SQS,
+    endpoint=f"arn:aws:sqs:{region}:{billing.account_id}:Billing",
+)
+sqs.Queue(
+    team, "ShortRetries",
+    dead_letter_queue=sqs.DeadLetterQueue(max_receive_count=1, queue=sqs.Queue(team, "Dlq")),
+)
+short = sqs.Queue(team, "ShortVisibility", visibility_timeout=Duration.seconds(30))
+handler = lambda_.Function(
+    team, "Handler", runtime=lambda_.Runtime.PYTHON_3_12, handler="index.handler",
+    code=lambda_.Code.from_inline("def handler(event, context):\\n    return {}\\n"),
+    timeout=Duration.seconds(30),
+)
+handler.add_event_source(sources.SqsEventSource(short, batch_size=10))
+"""
+"""A team's stack of plain aws-cdk-lib resources, appended to the README's app, that breaks
+every rule of MessagingChecks (and a bare queue that breaks AwsSolutions')."""
 
 
 MISTYPED_APP = """\
@@ -500,12 +546,13 @@ def test_the_readme_example_synthesizes_and_passes_cdk_nag_and_cfn_lint(
     assert "Billing" in {p.get("QueueName") for p in resources(sales, "AWS::SQS::Queue")}
 
 
-def test_cdk_nag_run_as_the_readme_runs_it_refuses_a_bare_queue(
+def test_cdk_nag_run_as_the_readme_runs_it_refuses_what_would_lose_messages(
     installed: Path, tmp_path: Path
 ) -> None:
-    """The README's way of running cdk-nag is live: the same app with one queue made without
-    a dead-letter queue or TLS-only policy fails its synth, naming the rules."""
-    app = readme_example().replace("app.synth()", 'sqs.Queue(sales_stack, "Bare")\napp.synth()')
+    """The README's way of running cdk-nag is live: the same app with a bare queue and a
+    team's stack of plain aws-cdk-lib resources that would lose messages fails its synth,
+    naming AwsSolutions' rules and every rule of MessagingChecks."""
+    app = readme_example().replace("app.synth()", UNDELIVERABLE + "app.synth()")
     folder = tmp_path / "bare"
     folder.mkdir()
     (folder / "app.py").write_text(app, encoding="utf-8")
@@ -519,5 +566,6 @@ def test_cdk_nag_run_as_the_readme_runs_it_refuses_a_bare_queue(
         check=False,
     )
     assert result.returncode != 0
-    assert "AwsSolutions-SQS3" in result.stderr + result.stdout
-    assert "AwsSolutions-SQS4" in result.stderr + result.stdout
+    found = {finding.rsplit(": ", 1)[1] for finding in nag_findings(folder / "cdk.out")}
+    assert {"AwsSolutions-SQS3", "AwsSolutions-SQS4"} <= found
+    assert {rule.rule_id for rule in MESSAGING_RULES} <= found
