@@ -5,9 +5,9 @@ a template that reads one of their attributes (``Fn::GetAtt Stream.Arn``,
 ``Application.ApplicationId``) is refused outright. The models below let CloudFormation
 create them through moto's own backends, so the deployed stream and application are the real
 moto resources (``describe-delivery-stream`` and ``get-application`` find them, Firehose
-delivers into the moto bucket). Types moto has no service for at all (CloudWatch Logs
-destinations and subscription filters, EventBridge Scheduler schedules) are still skipped by
-moto, with a warning in its log.
+delivers into the moto bucket). CloudWatch Logs destinations and subscription filters are
+:mod:`local_aws.moto.logs_destinations`' models; types moto has no service for at all
+(EventBridge Scheduler schedules) are still skipped by moto, with a warning in its log.
 
 Each reads only the attributes it has (:class:`~local_aws.moto.resource_model.ResourceModel`).
 The models register themselves by subclassing when this module is imported;

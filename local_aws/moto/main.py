@@ -5,8 +5,10 @@
 (:mod:`local_aws.moto.sns_subscriptions`), SNS delivery-status logs of those deliveries
 (:mod:`local_aws.moto.sns_delivery_logs`), bucket policies stored but not enforced
 (:mod:`local_aws.moto.resource_policies`), its SQS time travel (:mod:`local_aws.moto.time_travel`),
-FIFO queue delays as SQS applies them (:mod:`local_aws.moto.fifo_delay`) and functions' code for
-the Lambda poller (:mod:`local_aws.moto.lambda_code`).
+FIFO queue delays as SQS applies them (:mod:`local_aws.moto.fifo_delay`), functions' code for
+the Lambda poller (:mod:`local_aws.moto.lambda_code`), CloudWatch Logs destinations and
+subscription filters that deliver to Firehose (:mod:`local_aws.moto.logs_destinations`) and
+Firehose's buffered, prefixed, compressed S3 writes (:mod:`local_aws.moto.firehose_s3`).
 
 ``python -m local_aws.moto.main -H 127.0.0.1 -p PORT`` takes moto server's own arguments;
 :class:`local_aws.moto.server.MotoServer` runs it. The models live in their own modules because
@@ -23,7 +25,9 @@ from moto.server import main as moto_main
 
 from local_aws.moto import (
     fifo_delay,
+    firehose_s3,
     lambda_code,
+    logs_destinations,
     resource_policies,
     s3_buckets,
     sns_delivery_logs,
@@ -34,6 +38,7 @@ from local_aws.moto.cloudformation import (
     DeliveryStreamResource,
     EmrServerlessApplicationResource,
 )
+from local_aws.moto.logs_destinations import DestinationResource, SubscriptionFilterResource
 from local_aws.moto.resource_policies import (
     BucketPolicyResource,
     QueuePolicyResource,
@@ -51,6 +56,8 @@ def main(argv: list[str] | None = None) -> None:
     sns_delivery_logs.register()
     resource_policies.register()
     s3_buckets.register()
+    logs_destinations.register()
+    firehose_s3.register()
     added = [
         DeliveryStreamResource.cloudformation_type(),
         EmrServerlessApplicationResource.cloudformation_type(),
@@ -58,19 +65,27 @@ def main(argv: list[str] | None = None) -> None:
         QueuePolicyResource.cloudformation_type(),
         TopicPolicyResource.cloudformation_type(),
         BucketPolicyResource.cloudformation_type(),
+        DestinationResource.cloudformation_type(),
+        SubscriptionFilterResource.cloudformation_type(),
     ]
     print(
         json.dumps(
             {
                 "cloudformation_models_added": added,
                 "cloudformation_properties_added": {"AWS::S3::Bucket": list(s3_buckets.PROPERTIES)},
-                "routes_added": [time_travel.AGE_MESSAGES_PATH, lambda_code.CODE_PATH],
+                "routes_added": [
+                    time_travel.AGE_MESSAGES_PATH,
+                    lambda_code.CODE_PATH,
+                    firehose_s3.AGE_BUFFERS_PATH,
+                ],
                 "behaviours_added": [
                     "a FIFO queue's own delay despite DelaySeconds=0",
                     "SNS delivers to an SQS queue in the account its ARN names",
                     "SNS delivers nothing to a subscription pending confirmation or to Lambda",
                     "SNS logs the delivery status of SQS deliveries through the topic's role",
                     "S3 stores bucket policies without enforcing them",
+                    "a subscription filter delivers to another account's destination it admits",
+                    "Firehose buffers, prefixes and compresses its S3 objects as configured",
                 ],
             }
         ),
