@@ -225,8 +225,8 @@ def write_due(now: float | None = None) -> int:
     with _lock:
         for key, buffer in list(_buffers.items()):
             if buffer.due(moment):
+                del _buffers[key]  # gone even if its write fails: its records are lost
                 write(buffer)
-                del _buffers[key]
                 written += 1
     return written
 
@@ -242,8 +242,9 @@ def age_buffers(seconds: float) -> int:
 def _clock() -> None:
     while True:
         time.sleep(CLOCK_PERIOD_SECONDS)
-        # A buffer refused (a format not modelled) is dropped; the clock goes on.
-        with contextlib.suppress(ValueError):
+        # A buffer that cannot be written (a format not modelled, a bucket gone) is dropped,
+        # as the docstring says; the clock must go on for every other stream.
+        with contextlib.suppress(Exception):
             write_due()
 
 
@@ -266,15 +267,16 @@ def _patch_put_s3_records() -> None:
             write_due(now)
             buffer = _buffers.get(key)
             if buffer is None or buffer.destination is not s3_destination:
-                if buffer is not None:
+                if buffer is not None:  # the destination was updated: the old one's last object
+                    del _buffers[key]
                     write(buffer)
                 buffer = _buffers[key] = Buffer(
                     self, delivery_stream_name, version_id, s3_destination, first_arrival=now
                 )
             buffer.records.extend(bytes(r["Data"]) for r in records)
             if buffer.due(now):
-                write(buffer)
                 del _buffers[key]
+                write(buffer)
         return [{"RecordId": str(mock_random.uuid4())} for _ in records]
 
     setattr(put_s3_records, _PATCHED, True)
