@@ -10,7 +10,7 @@ the day from it, so a delayed or retried run still analyses the right day.
 
 from __future__ import annotations
 
-from aws_cdk import ArnFormat, Duration, RemovalPolicy, Stack, TimeZone
+from aws_cdk import ArnFormat, Duration, RemovalPolicy, Stack, TimeZone, Token
 from aws_cdk import aws_emrserverless as emrserverless
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_logs as logs
@@ -67,7 +67,6 @@ class DeliveryReportJob(Construct):
     from constructs_lib import DeliveryLogBucket, DeliveryReportJob
 
     app = App()
-    # The job's role names its log groups by account and region: the stack needs both.
     stack = Stack(app, "Analytics", env=Environment(account="333333333333", region="eu-west-1"))
     logs = DeliveryLogBucket(stack, "Logs")
     DeliveryReportJob(stack, "Report", log_bucket=logs, idle_timeout=Duration.minutes(5))
@@ -245,9 +244,12 @@ class DeliveryReportJob(Construct):
 
     def _acknowledge_wildcards(self) -> None:
         stack = Stack.of(self)
+        # cdk-nag names a pseudo parameter as <AWS::Region>; an env-agnostic stack has those.
+        region = "<AWS::Region>" if Token.is_unresolved(stack.region) else stack.region
+        account = "<AWS::AccountId>" if Token.is_unresolved(stack.account) else stack.account
         acknowledge(
             self.job_role,
-            f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:{stack.region}:{stack.account}:log-group:*]",
+            f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:{region}:{account}:log-group:*]",
             "EMR Serverless looks the job's log group up by name (DescribeLogGroups takes no "
             "single-group resource); writing is granted on the job's log group only.",
         )

@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aws_cdk import App, Duration, Environment, Stack
+from aws_cdk import App, Duration, Environment, Stack, Validations
 from aws_cdk.assertions import Template
+from cdk_nag import AwsSolutionsChecks
 
 from constructs_lib import DeliveryLogBucket, DeliveryLogStream, DeliveryReportJob, LogFormat
 from cross_account_runtime.delivery_report.bucket_paths import (
@@ -360,3 +361,15 @@ class TestReportJob:
             DeliveryReportJob(
                 stack, "Job", log_bucket=DeliveryLogBucket(stack, "Bucket"), max_vcpus=2
             )
+
+    def test_an_env_agnostic_stack_takes_the_job_and_passes_cdk_nag(self, tmp_path: Path) -> None:
+        """Without an account and region the job's log-group grant names the pseudo
+        parameters, and its acknowledgment names them as cdk-nag does."""
+        app = App(outdir=str(tmp_path))
+        stack = Stack(app, "Analytics")
+        DeliveryReportJob(stack, "Job", log_bucket=DeliveryLogBucket(stack, "Bucket"))
+        Validations.of(app).add_plugins(AwsSolutionsChecks(app, verbose=True))
+        app.synth()  # an unacknowledged cdk-nag finding would fail it
+
+        template = (tmp_path / "Analytics.template.json").read_text()
+        assert '{"Ref":"AWS::Region"}' in template.replace(" ", "").replace("\n", "")
