@@ -73,7 +73,7 @@ def run(topology_file: Path, out: Path, log_records: int = DEFAULT_RECORDS) -> i
     step(
         2,
         total,
-        "synth with cdk-nag (AwsSolutions), through the committed plan",
+        "synth with cdk-nag (AwsSolutions, MessagingChecks), through the committed plan",
         lambda: gates.synth(topology, plan, assembly),
     )
     step(3, total, "cfn-lint every template", lambda: gates.require_clean_cfn_lint(assembly))
