@@ -353,7 +353,14 @@ def _json_matcher(pattern: str, body: str) -> Callable[[str], bool]:
             if isinstance(expected, float):
                 equal = isinstance(value, int | float) and float(value) == expected
             else:
-                equal = isinstance(value, str) and _like(expected, value)
+                # CloudWatch Logs' only wildcard in a string value is ``*``.
+                equal = (
+                    isinstance(value, str)
+                    and re.fullmatch(
+                        ".*".join(re.escape(part) for part in expected.split("*")), value
+                    )
+                    is not None
+                )
             if value is None or equal != (op == "="):
                 return False
         return True
