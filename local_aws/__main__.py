@@ -1,5 +1,6 @@
-"""The main job: synth, gates, deploy every account to the local AWS, traffic, the delivery
-report, the access report.
+"""The main job: synth, gates, deploy every account to the local AWS, traffic, the scheduled
+delivery report on the traffic's day beside SNS's own count, the report at scale on a sample
+day, the access report.
 
 ``python -m local_aws [--topology FILE] [--out DIR] [--log-records N]`` (the README's first
 command runs it through ``scripts/run.sh``). Each step prints its progress; a failure names the
@@ -22,6 +23,7 @@ from local_aws.deployment import deploy_all, pre_deploy_check
 from local_aws.inventory import read_inventory
 from local_aws.moto.server import MotoServer
 from local_aws.scenarios.delivery_logs import DEFAULT_RECORDS, run_delivery_logs
+from local_aws.scenarios.scheduled_report import run_scheduled_report
 from local_aws.scenarios.traffic import run_traffic
 from stacks.checks import access_report, gates
 from stacks.placement.deployed import deployed_units
@@ -56,7 +58,7 @@ def _indent(line: str) -> None:
 
 def run(topology_file: Path, out: Path, log_records: int = DEFAULT_RECORDS) -> int:
     """Run every step; return the process exit code."""
-    total = 8
+    total = 9
     plan_file = PlanFile(topology_file)
 
     def validate() -> tuple[Topology, StackPlan]:
@@ -145,6 +147,30 @@ def run(topology_file: Path, out: Path, log_records: int = DEFAULT_RECORDS) -> i
             traffic,
         )
 
+        def scheduled_report() -> None:
+            analytics = topology.analytics
+            if analytics is None:
+                _indent("no analytics account in the topology: no scheduled report")
+                return
+            result = run_scheduled_report(
+                assembly,
+                deployed[analytics.account],
+                moto.endpoint_url,
+                out / "scheduled-report-bucket",
+                frozenset(topology.topic_arn(t) for t in topology.log_streaming_topics),
+            )
+            for line in result.lines():
+                _indent(line)
+
+        step(
+            7,
+            total,
+            "the scheduled job on the conversations' day, as EMR Serverless runs it (its entry "
+            "script, the deployed schedule's arguments) after Firehose wrote the day's "
+            "delivery-status records, beside the local SNS's own count of its deliveries",
+            scheduled_report,
+        )
+
         def delivery_report() -> None:
             analytics = topology.analytics
             report = run_delivery_logs(
@@ -158,9 +184,10 @@ def run(topology_file: Path, out: Path, log_records: int = DEFAULT_RECORDS) -> i
                 _indent(line)
 
         step(
-            7,
+            8,
             total,
-            "a day of delivery logs (Firehose layout) and the Spark report",
+            "scale, not truth: a generated sample day of delivery logs (Firehose layout) and "
+            "the Spark report on it",
             delivery_report,
         )
 
@@ -168,7 +195,7 @@ def run(topology_file: Path, out: Path, log_records: int = DEFAULT_RECORDS) -> i
         for line in write_access_report(assembly, out, topology, plan):
             _indent(line)
 
-    step(8, total, "access report", report)
+    step(9, total, "access report", report)
     return 0
 
 

@@ -77,6 +77,7 @@ def main(argv: list[str] | None = None) -> None:
                     time_travel.AGE_MESSAGES_PATH,
                     lambda_code.CODE_PATH,
                     firehose_s3.AGE_BUFFERS_PATH,
+                    sns_delivery_logs.DELIVERIES_PATH,
                 ],
                 "behaviours_added": [
                     "a FIFO queue's own delay despite DelaySeconds=0",

@@ -46,6 +46,12 @@ the local AWS. Successes are sampled deterministically: each topic draws from it
 seeded with :data:`SAMPLING_SEED` and the topic's name, so a topic logs the same deliveries in
 every run, whatever its account or the traffic of other topics.
 
+Every SQS delivery is also counted, logged or not, in a ledger the server process keeps per
+topic, subscription and protocol (deliveries, attempts, successes, failures), read with ``GET``
+:data:`DELIVERIES_PATH` (:func:`sns_deliveries`): SNS's own record of what it did, the ground
+truth the delivery report's counts are checked against, since the logs are what is being
+tested.
+
 ``python -m local_aws.moto.main`` calls :func:`register` before starting moto's server. The
 wrapper of ``Subscription.publish`` only observes: it calls the method it finds and writes a
 record for what happened (a message SQS accepted, or SQS's refusal), so it composes with any
@@ -64,6 +70,7 @@ import random
 import re
 import threading
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -123,6 +130,16 @@ _publication: contextvars.ContextVar[tuple[str, int] | None] = contextvars.Conte
 """``(messageId, epoch ms)`` of the message being delivered: when SNS took it. moto's
 ``Topic.publish`` delivers a message to its subscriptions one after another in one call, so
 the first delivery seen of a message id marks its publication."""
+
+DELIVERIES_PATH = "/moto-api/local-aws/sns/deliveries"
+"""``GET``: the ledger of the deliveries this process's SNS made (:func:`ledger_rows`)."""
+
+_ledger: dict[tuple[str, str, str, str], dict[str, int]] = {}
+"""Per ``(topic ARN, subscription ARN, protocol, endpoint)``: ``deliveries``, ``attempts``,
+``successes``, ``failures`` of the deliveries SNS made, whatever its logging. It is SNS's own
+record of what it did, so the delivery report, which sees only what the logs carried, can be
+checked against it."""
+_ledger_lock = threading.Lock()
 
 _streams: dict[tuple[str, str, str], str] = {}
 """The log stream SNS writes to, per ``(account, region, log group)``."""
@@ -406,6 +423,48 @@ def log_delivery(
     write_record(topic.arn, outcome.status, text, now_ms)
 
 
+def count_delivery(subscription: Subscription, outcome: Outcome) -> None:
+    """Add one delivery to the ledger, logged or not (sampling and roles do not apply)."""
+    topic: Topic = subscription.topic
+    key = (topic.arn, subscription.arn, subscription.protocol, subscription.endpoint)
+    with _ledger_lock:
+        row = _ledger.setdefault(
+            key, {"deliveries": 0, "attempts": 0, "successes": 0, "failures": 0}
+        )
+        row["deliveries"] += 1
+        row["attempts"] += outcome.attempts
+        row["successes" if outcome.status == SUCCESS else "failures"] += 1
+
+
+def ledger_rows() -> list[dict[str, Any]]:
+    """The ledger as rows sorted by topic, subscription and protocol: ``topic``,
+    ``subscription``, ``protocol``, ``destination``, ``deliveries``, ``attempts``,
+    ``successes``, ``failures``."""
+    with _ledger_lock:
+        items = sorted(_ledger.items())
+    return [
+        {"topic": topic, "subscription": arn, "protocol": protocol, "destination": endpoint}
+        | counts
+        for (topic, arn, protocol, endpoint), counts in items
+    ]
+
+
+def _deliveries_response(
+    _request: Any, _full_url: str, _headers: Any
+) -> tuple[int, dict[str, str], str]:
+    """The ledger route's handler, in moto's ``(status, headers, body)`` form."""
+    body = json.dumps({"deliveries": ledger_rows()})
+    return 200, {"Content-Type": "application/json"}, body
+
+
+def sns_deliveries(endpoint_url: str) -> list[dict[str, Any]]:
+    """The ledger of the local AWS at ``endpoint_url``: what its SNS delivered, per topic,
+    subscription and protocol (:func:`ledger_rows`)."""
+    with urllib.request.urlopen(f"{endpoint_url}{DELIVERIES_PATH}", timeout=10) as response:
+        rows: list[dict[str, Any]] = json.loads(response.read())["deliveries"]
+    return rows
+
+
 @contextlib.contextmanager
 def _recording_sends() -> Iterator[list[str]]:
     sent: list[str] = []
@@ -451,10 +510,14 @@ def _patch_publish() -> None:
             try:
                 original(self, message, message_id, *args, **kwargs)
             except ServiceException as error:
-                log_delivery(self, message, message_id, _sqs_failure(error), published_ms)
+                failure = _sqs_failure(error)
+                count_delivery(self, failure)
+                log_delivery(self, message, message_id, failure, published_ms)
                 raise
         if sent:
-            log_delivery(self, message, message_id, _sqs_success(sent[-1]), published_ms)
+            success = _sqs_success(sent[-1])
+            count_delivery(self, success)
+            log_delivery(self, message, message_id, success, published_ms)
 
     setattr(publish, _PATCHED, True)
     Subscription.publish = publish  # type: ignore[method-assign]
@@ -518,7 +581,7 @@ def _patch_get_topic_attributes() -> None:
 
 
 def register() -> None:
-    """Make moto's SNS log its SQS deliveries as SNS does, apply a template's
+    """Make moto's SNS log its SQS deliveries as SNS does, count them in a ledger, apply a template's
     ``DeliveryStatusLogging`` to the topic, and list the feedback attributes. Idempotent.
 
     ``Subscription.publish`` (through which ``Publish`` and ``PublishBatch`` deliver) is
@@ -526,7 +589,11 @@ def register() -> None:
     the delivery the id of the message the queue received; ``Topic.create_from_cloudformation_json``
     and ``SNSResponse.get_topic_attributes`` as said above. Each wrapper calls what it found.
     """
+    from moto.moto_api._internal import urls  # noqa: PLC0415 (only the server process needs it)
+
     _patch_send_message()
     _patch_publish()
     _patch_topic_from_template()
     _patch_get_topic_attributes()
+    paths: dict[str, Any] = urls.url_paths
+    paths["{0}" + DELIVERIES_PATH] = _deliveries_response

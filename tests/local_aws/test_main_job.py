@@ -23,7 +23,7 @@ def test_a_bad_topology_fails_step_one_with_the_field(
     bad.write_text(json.dumps(document))
     assert main(["--topology", str(bad), "--out", str(tmp_path / "out")]) == 1
     err = capsys.readouterr().err
-    assert "step 1/8 'validate topology" in err
+    assert "step 1/9 'validate topology" in err
     assert f"{bad}: topology.endpoints[0].account: unknown account 'Nowhere'" in err
     assert not (tmp_path / "out" / "moto.log").exists()
 
@@ -36,7 +36,7 @@ def test_a_topology_without_its_plan_fails_step_one_naming_the_plan_and_the_fix(
     topology.write_text(json.dumps(document))
     assert main(["--topology", str(topology), "--out", str(tmp_path / "out")]) == 1
     err = capsys.readouterr().err
-    assert "step 1/8 'validate topology" in err
+    assert "step 1/9 'validate topology" in err
     assert (
         f"{tmp_path / 'mine.stacks'}: account Sales: is not in the plan (the plan does not exist): "
         f"`python -m stacks.placement place --topology {topology}` records its units" in err

@@ -22,7 +22,7 @@ from cross_account_runtime.delivery_report.detect import Layout, detect_layout
 from cross_account_runtime.delivery_report.schema import RECORD_SCHEMA
 from cross_account_runtime.delivery_report.timestamps import parse_lenient
 from local_aws.accounts import AccountCredentials
-from local_aws.moto.sns_delivery_logs import SAMPLING_SEED
+from local_aws.moto.sns_delivery_logs import SAMPLING_SEED, sns_deliveries
 from tests.local_aws.accounts import client, fresh_account
 from tests.local_aws.moto.cloudformation import deploy
 
@@ -198,6 +198,44 @@ def test_a_delivery_to_a_missing_queue_is_logged_in_the_failure_group(account: A
         "sqsRequestId": "Unrecoverable",
     }
     assert account.events(success) == []
+
+
+def test_the_ledger_counts_every_delivery_sns_made_logged_or_not(account: Account) -> None:
+    # Sample rate 0 logs no success, and a topic without a feedback role logs nothing: the
+    # ledger, SNS's own record of what it did, counts them all the same.
+    role = account.role("Feedback", trust())
+    quiet = account.logged_topic("Quiet", role, sample_rate=0)
+    lost = account.logged_topic("Lost", role, sample_rate=0)
+    silent: str = account.client("sns").create_topic(Name="Silent")["TopicArn"]
+    for topic_arn in (quiet, silent):
+        account.subscribe(topic_arn, account.queue(topic_arn.rsplit(":", 1)[-1]))
+        for number in range(3):
+            account.client("sns").publish(TopicArn=topic_arn, Message=f"m-{number}")
+    missing = f"arn:aws:sqs:{REGION}:{account.id}:Gone"
+    account.subscribe(lost, missing)
+    with pytest.raises(botocore.exceptions.ClientError, match="queue does not exist"):
+        account.client("sns").publish(TopicArn=lost, Message="lost")
+
+    ledger = [
+        r for r in sns_deliveries(account.endpoint_url) if r["topic"].split(":")[4] == account.id
+    ]
+    rows = {
+        (row["topic"].rsplit(":", 1)[-1], row["destination"].rsplit(":", 1)[-1]): (
+            row["protocol"],
+            row["deliveries"],
+            row["attempts"],
+            row["successes"],
+            row["failures"],
+        )
+        for row in ledger
+    }
+    assert rows == {
+        ("Quiet", "Quiet"): ("sqs", 3, 3, 3, 0),
+        ("Lost", "Gone"): ("sqs", 1, 1, 0, 1),
+        ("Silent", "Silent"): ("sqs", 3, 3, 3, 0),
+    }
+    # Each row names its subscription, whose ARN is the topic's followed by its id.
+    assert all(row["subscription"].startswith(row["topic"] + ":") for row in ledger)
 
 
 def test_sample_rate_100_logs_every_success_and_0_none(account: Account) -> None:
