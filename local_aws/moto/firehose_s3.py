@@ -41,20 +41,19 @@ import contextlib
 import functools
 import gzip
 import json
-import math
 import re
 import string
 import threading
 import time
-import urllib.request
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import parse_qs, urlparse
 
 from moto.firehose.models import FirehoseBackend
 from moto.moto_api._internal import mock_random
 from moto.s3.models import s3_backends
+
+from local_aws.moto.api_routes import add_route, ageing_route, request_ageing
 
 AGE_BUFFERS_PATH = "/moto-api/local-aws/firehose/age-buffers"
 """The route, relative to the server's root."""
@@ -283,40 +282,14 @@ def _patch_put_s3_records() -> None:
     FirehoseBackend.put_s3_records = put_s3_records  # type: ignore[method-assign]
 
 
-def _age_buffers_response(
-    _request: Any, full_url: str, _headers: Any
-) -> tuple[int, dict[str, str], str]:
-    """The route's handler, in moto's ``(status, headers, body)`` form; a bad ``seconds`` is a
-    400 naming the parameter."""
-    values = parse_qs(urlparse(full_url).query).get("seconds", [])
-    try:
-        seconds = float(values[0])
-    except (IndexError, ValueError):
-        return (
-            400,
-            {},
-            json.dumps({"error": "seconds: give a number of seconds, e.g. ?seconds=300"}),
-        )
-    if not math.isfinite(seconds) or seconds < 0:
-        return (
-            400,
-            {},
-            json.dumps({"error": f"seconds: must be finite and not negative, got {seconds}"}),
-        )
-    return 200, {"Content-Type": "application/json"}, json.dumps({"written": age_buffers(seconds)})
-
-
 def register() -> None:
     """Buffer Firehose's S3 writes (``FirehoseBackend.put_s3_records`` in
     ``moto/firehose/models.py``, which ``PutRecord``, ``PutRecordBatch`` and moto's log
     subscriptions call), add the ageing route to moto's own API and start the clock thread.
     Idempotent."""
     global _clock_started  # noqa: PLW0603 (one clock per process)
-    from moto.moto_api._internal import urls  # noqa: PLC0415 (only the server process needs it)
-
     _patch_put_s3_records()
-    paths: dict[str, Any] = urls.url_paths
-    paths["{0}" + AGE_BUFFERS_PATH] = _age_buffers_response
+    add_route(AGE_BUFFERS_PATH, ageing_route(age_buffers, "written", example_seconds=300))
     with _lock:
         if not _clock_started:
             threading.Thread(target=_clock, name="firehose-buffers", daemon=True).start()
@@ -326,9 +299,4 @@ def register() -> None:
 def age_firehose_buffers(endpoint_url: str, seconds: float) -> int:
     """Ask the local AWS at ``endpoint_url`` to age every Firehose buffer by ``seconds``;
     returns how many objects were then written."""
-    request = urllib.request.Request(
-        f"{endpoint_url}{AGE_BUFFERS_PATH}?seconds={seconds}", method="POST", data=b""
-    )
-    with urllib.request.urlopen(request, timeout=10) as response:
-        written: int = json.loads(response.read())["written"]
-    return written
+    return request_ageing(endpoint_url, AGE_BUFFERS_PATH, seconds, "written")

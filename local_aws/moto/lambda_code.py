@@ -19,6 +19,8 @@ import urllib.request
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
+from local_aws.moto.api_routes import add_route
+
 CODE_PATH = "/moto-api/local-aws/lambda/code"
 """The route, relative to the server's root."""
 
@@ -56,10 +58,7 @@ def _code_response(_request: Any, full_url: str, _headers: Any) -> tuple[int, di
 
 def register() -> None:
     """Add the route to moto's own API (the ``/moto-api/`` paths) before the server starts."""
-    from moto.moto_api._internal import urls  # noqa: PLC0415 (only the server process needs it)
-
-    paths: dict[str, Any] = urls.url_paths
-    paths["{0}" + CODE_PATH] = _code_response
+    add_route(CODE_PATH, _code_response)
 
 
 def download_code(endpoint_url: str, function_arn: str) -> bytes:

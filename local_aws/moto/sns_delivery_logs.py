@@ -87,6 +87,8 @@ from moto.sqs.models import SQSBackend
 from moto.utilities.arns import parse_arn
 from moto.utilities.utils import get_partition
 
+from local_aws.moto.api_routes import add_route
+
 PROTOCOL_PREFIXES: dict[str, str] = {
     "http/s": "HTTP",
     "sqs": "SQS",
@@ -589,11 +591,8 @@ def register() -> None:
     the delivery the id of the message the queue received; ``Topic.create_from_cloudformation_json``
     and ``SNSResponse.get_topic_attributes`` as said above. Each wrapper calls what it found.
     """
-    from moto.moto_api._internal import urls  # noqa: PLC0415 (only the server process needs it)
-
     _patch_send_message()
     _patch_publish()
     _patch_topic_from_template()
     _patch_get_topic_attributes()
-    paths: dict[str, Any] = urls.url_paths
-    paths["{0}" + DELIVERIES_PATH] = _deliveries_response
+    add_route(DELIVERIES_PATH, _deliveries_response)

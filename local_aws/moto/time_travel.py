@@ -16,11 +16,9 @@ AWS server registers it (:func:`register`) before it starts serving.
 
 from __future__ import annotations
 
-import json
-import math
-import urllib.request
 from typing import Any
-from urllib.parse import parse_qs, urlparse
+
+from local_aws.moto.api_routes import add_route, ageing_route, request_ageing
 
 AGE_MESSAGES_PATH = "/moto-api/local-aws/sqs/age-messages"
 """The route, relative to the server's root."""
@@ -49,43 +47,12 @@ def age_messages(seconds: float) -> int:
     return aged
 
 
-def _age_messages_response(
-    _request: Any, full_url: str, _headers: Any
-) -> tuple[int, dict[str, str], str]:
-    """The route's handler, in moto's ``(status, headers, body)`` form; a bad ``seconds`` is a
-    400 naming the parameter."""
-    values = parse_qs(urlparse(full_url).query).get("seconds", [])
-    try:
-        seconds = float(values[0])
-    except (IndexError, ValueError):
-        return (
-            400,
-            {},
-            json.dumps({"error": "seconds: give a number of seconds, e.g. ?seconds=900"}),
-        )
-    if not math.isfinite(seconds) or seconds < 0:
-        return (
-            400,
-            {},
-            json.dumps({"error": f"seconds: must be finite and not negative, got {seconds}"}),
-        )
-    return 200, {"Content-Type": "application/json"}, json.dumps({"aged": age_messages(seconds)})
-
-
 def register() -> None:
     """Add the route to moto's own API (the ``/moto-api/`` paths) before the server starts."""
-    from moto.moto_api._internal import urls  # noqa: PLC0415 (only the server process needs it)
-
-    paths: dict[str, Any] = urls.url_paths
-    paths["{0}" + AGE_MESSAGES_PATH] = _age_messages_response
+    add_route(AGE_MESSAGES_PATH, ageing_route(age_messages, "aged", example_seconds=900))
 
 
 def age_sqs_messages(endpoint_url: str, seconds: float) -> int:
     """Ask the local AWS at ``endpoint_url`` to age every SQS message by ``seconds``; returns
     how many messages were aged."""
-    request = urllib.request.Request(
-        f"{endpoint_url}{AGE_MESSAGES_PATH}?seconds={seconds}", method="POST", data=b""
-    )
-    with urllib.request.urlopen(request, timeout=10) as response:
-        aged: int = json.loads(response.read())["aged"]
-    return aged
+    return request_ageing(endpoint_url, AGE_MESSAGES_PATH, seconds, "aged")
