@@ -274,14 +274,16 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     venv.EnvBuilder(with_pip=True).create(environment)
     run(
         [
-            str(python_of(environment)),
-            "-m",
+            # The installer setup.sh installs the project with; it reads the wheel's metadata
+            # as pip does, from its own cache of the pinned dependencies (a fresh machine's
+            # pip would download aws-cdk-lib's 400 MB again), and compiles nothing: the app
+            # compiles what it imports.
+            str(Path(sys.executable).with_name("uv")),
             "pip",
             "install",
-            "--disable-pip-version-check",
-            # aws-cdk-lib alone is some 400 MB of modules: compiling them all costs a minute
-            # of the suite and nothing to the app, which compiles what it imports.
-            "--no-compile",
+            "--quiet",
+            "--python",
+            str(python_of(environment)),
             "--constraint",
             str(ROOT / "requirements.txt"),
             f"{wheel}[gates]",

@@ -126,13 +126,14 @@ def test_the_synth_only_job_synthesizes_and_gates_with_no_end_of_life_banner(
 
 def synth_only_distributions() -> set[str]:
     """The distributions ``requirements-synth.txt`` installs with their dependencies, the
-    package itself (``pip install -e .``) and what every virtual environment holds."""
+    package itself (``uv pip install -e .``), what every virtual environment holds, and uv,
+    which setup.sh installs first to install the rest."""
     wanted = [
         Requirement(line).name
         for line in (ROOT / "requirements-synth.txt").read_text().splitlines()
         if line.strip() and not line.startswith(("#", "-"))
     ]
-    found: set[str] = {"pip", "setuptools"}
+    found: set[str] = {"pip", "setuptools", "uv"}
     while wanted:
         name = canonicalize_name(wanted.pop())
         if name in found:
