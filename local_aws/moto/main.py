@@ -3,7 +3,9 @@
 :mod:`local_aws.moto.resource_policies`), a bucket's configurations from templates
 (:mod:`local_aws.moto.s3_buckets`), SNS deliveries into the queue's account
 (:mod:`local_aws.moto.sns_subscriptions`), SNS delivery-status logs of those deliveries
-(:mod:`local_aws.moto.sns_delivery_logs`), bucket policies stored but not enforced
+(:mod:`local_aws.moto.sns_delivery_logs`, over :mod:`local_aws.moto.delivery_status`), HTTP/S
+deliveries to mapped hosts with their confirmation and retries
+(:mod:`local_aws.moto.sns_http_deliveries`), bucket policies stored but not enforced
 (:mod:`local_aws.moto.resource_policies`), its SQS time travel (:mod:`local_aws.moto.time_travel`),
 FIFO queue delays as SQS applies them (:mod:`local_aws.moto.fifo_delay`), functions' code for
 the Lambda poller (:mod:`local_aws.moto.lambda_code`), CloudWatch Logs destinations and
@@ -24,6 +26,7 @@ import sys
 from moto.server import main as moto_main
 
 from local_aws.moto import (
+    delivery_status,
     fifo_delay,
     firehose_s3,
     lambda_code,
@@ -31,6 +34,7 @@ from local_aws.moto import (
     resource_policies,
     s3_buckets,
     sns_delivery_logs,
+    sns_http_deliveries,
     sns_subscriptions,
     time_travel,
 )
@@ -53,7 +57,9 @@ def main(argv: list[str] | None = None) -> None:
     fifo_delay.register()
     lambda_code.register()
     sns_subscriptions.register()
+    delivery_status.register()
     sns_delivery_logs.register()
+    sns_http_deliveries.register()
     resource_policies.register()
     s3_buckets.register()
     logs_destinations.register()
@@ -77,13 +83,18 @@ def main(argv: list[str] | None = None) -> None:
                     time_travel.AGE_MESSAGES_PATH,
                     lambda_code.CODE_PATH,
                     firehose_s3.AGE_BUFFERS_PATH,
-                    sns_delivery_logs.DELIVERIES_PATH,
+                    delivery_status.DELIVERIES_PATH,
+                    sns_http_deliveries.HOSTS_PATH,
+                    sns_http_deliveries.CONFIRMATION_PATH,
+                    sns_http_deliveries.AGE_RETRIES_PATH,
+                    sns_http_deliveries.ATTEMPTS_PATH,
                 ],
                 "behaviours_added": [
                     "a FIFO queue's own delay despite DelaySeconds=0",
                     "SNS delivers to an SQS queue in the account its ARN names",
                     "SNS delivers nothing to a subscription pending confirmation or to Lambda",
                     "SNS logs the delivery status of SQS deliveries through the topic's role",
+                    "SNS confirms, delivers to and retries HTTP/S subscriptions on mapped hosts",
                     "S3 stores bucket policies without enforcing them",
                     "a subscription filter delivers to another account's destination it admits",
                     "Firehose buffers, prefixes and compresses its S3 objects as configured",

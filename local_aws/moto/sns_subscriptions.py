@@ -111,7 +111,9 @@ class SubscriptionResource(ReplacedOnUpdate, ResourceModel, CloudFormationModel)
         backend = sns_backends[topic.account][topic.region]
         protocol = properties["Protocol"]
         subscription = backend.subscribe(topic_arn, properties["Endpoint"], protocol)
-        pending = protocol in CONFIRMED_BY_ENDPOINT
+        # An endpoint may have confirmed it already (the confirmation request goes out as the
+        # subscription is made, where the local AWS can reach the endpoint).
+        pending = protocol in CONFIRMED_BY_ENDPOINT and not subscription.confirmed
         subscription.owner = account_id
         subscription.attributes.update(
             Owner=account_id,

@@ -12,7 +12,7 @@ downloaded from the local S3; the summary and HTML report are uploaded where the
 (:mod:`cross_account_runtime.delivery_report.bucket_paths`).
 
 The report's counts are then set beside the local SNS's ledger of the deliveries it made
-(:func:`local_aws.moto.sns_delivery_logs.sns_deliveries`): with a success sample rate of 100 the
+(:func:`local_aws.moto.delivery_status.sns_deliveries`): with a success sample rate of 100 the
 two must be equal for every logged protocol, or the pipeline lost, duplicated or invented a
 record on the way.
 """
@@ -33,8 +33,9 @@ from typing import Any
 from cross_account_runtime.delivery_report import bucket_paths as bucket_layout
 from cross_account_runtime.delivery_report import job
 from local_aws.accounts import AccountCredentials
+from local_aws.moto.delivery_status import sns_deliveries
 from local_aws.moto.firehose_s3 import age_firehose_buffers
-from local_aws.moto.sns_delivery_logs import LOGGED_PROTOCOLS, sns_deliveries
+from local_aws.moto.sns_http_deliveries import age_http_retries
 from local_aws.scenarios.delivery_logs import analytics_bucket
 
 SCHEDULED_TIME = "<aws.scheduler.scheduled-time>"
@@ -51,8 +52,12 @@ ENTRY_SCRIPT = (
     / "spark_entry.py"
 )
 """The job's entry script, the file the deployed schedule's ``EntryPoint`` asset holds."""
-COMPARED = ("deliveries", "successes", "failures")
+COMPARED = ("deliveries", "successes", "failures", "retried", "retried_succeeded", "http_4xx")
 """The ledger's counts the report also counts (attempts it does not split by destination)."""
+REPORT_PROTOCOLS = {"http": "http/s", "https": "http/s"}
+"""The report's name of a subscription protocol where it differs (SNS logs both as HTTP)."""
+HTTP_RETRY_AGE_SECONDS = 3600.0
+"""SNS's longest HTTP/S retry schedule: every delivery has its last attempt by then."""
 
 Runner = Callable[[Sequence[str]], int]
 """Runs the entry script with arguments; its exit code."""
@@ -174,19 +179,32 @@ def compare(
     whose logs stream to the analytics bucket; the local AWS may hold others, whose records
     the report cannot see), and every one of the report, matched on topic, protocol and
     destination."""
+    retried = {
+        (str(row["topic"]), str(row["destination"])): row
+        for row in summary["retries"]["by_destination"]
+    }
+    answered_4xx = {
+        (str(row["topic"]), str(row["destination"])): int(row["count"])
+        for row in summary["http_4xx_success"]["by_destination"]
+    }
     reported: dict[tuple[str, str, str], dict[str, int]] = {}
     for row in summary["deliveries"]["by_destination"]:
         key = (str(row["topic"]), str(row["protocol"]), str(row["destination"]))
+        retries = retried.get((key[0], key[2]), {})
         reported[key] = {
             "deliveries": int(row.get("total", 0)),
             "successes": int(row.get("SUCCESS", 0)),
             "failures": int(row.get("FAILURE", 0)),
+            "retried": int(retries.get("total", 0)),
+            "retried_succeeded": int(retries.get("SUCCESS", 0)),
+            "http_4xx": answered_4xx.get((key[0], key[2]), 0),
         }
     counted: dict[tuple[str, str, str], tuple[str, dict[str, int]]] = {}
     for row in ledger:
-        if row["protocol"] not in LOGGED_PROTOCOLS or row["topic"] not in topics:
+        if row["topic"] not in topics:
             continue
-        key = (str(row["topic"]), str(row["protocol"]), str(row["destination"]))
+        protocol = REPORT_PROTOCOLS.get(str(row["protocol"]), str(row["protocol"]))
+        key = (str(row["topic"]), protocol, str(row["destination"]))
         counts = {name: int(row[name]) for name in (*COMPARED, "attempts")}
         counted[key] = (str(row["subscription"]), counts)
     return [
@@ -261,6 +279,9 @@ def run_scheduled_report(
     the topics whose logs stream to the analytics account); raises
     :class:`ScheduledReportError` when the job fails or a count differs."""
     day = day or datetime.now(UTC).date()
+    # Every HTTP/S delivery to its last attempt, so that its record is written, then every
+    # Firehose buffer to S3.
+    age_http_retries(endpoint_url, HTTP_RETRY_AGE_SECONDS)
     written = age_firehose_buffers(endpoint_url, FIREHOSE_AGE_SECONDS)
     schedule = deployed_schedule(assembly)
     s3, bucket = analytics_bucket(analytics, endpoint_url)

@@ -22,7 +22,7 @@ from cross_account_runtime.delivery_report.detect import Layout, detect_layout
 from cross_account_runtime.delivery_report.schema import RECORD_SCHEMA
 from cross_account_runtime.delivery_report.timestamps import parse_lenient
 from local_aws.accounts import AccountCredentials
-from local_aws.moto.sns_delivery_logs import SAMPLING_SEED, sns_deliveries
+from local_aws.moto.delivery_status import SAMPLING_SEED, sns_deliveries
 from tests.local_aws.accounts import client, fresh_account
 from tests.local_aws.moto.cloudformation import deploy
 

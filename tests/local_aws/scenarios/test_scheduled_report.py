@@ -61,6 +61,9 @@ def test_a_difference_between_ledger_and_report_is_named() -> None:
             "attempts": 2,
             "successes": 2,
             "failures": 0,
+            "retried": 0,
+            "retried_succeeded": 0,
+            "http_4xx": 0,
         },
         # Not a topic whose logs stream to the analytics account: not compared.
         {
@@ -72,9 +75,14 @@ def test_a_difference_between_ledger_and_report_is_named() -> None:
             "attempts": 1,
             "successes": 1,
             "failures": 0,
+            "retried": 0,
+            "retried_succeeded": 0,
+            "http_4xx": 0,
         },
     ]
     summary = {
+        "retries": {"by_destination": []},
+        "http_4xx_success": {"by_destination": []},
         "deliveries": {
             "by_destination": [
                 {
@@ -86,7 +94,7 @@ def test_a_difference_between_ledger_and_report_is_named() -> None:
                     "total": 1,
                 }
             ]
-        }
+        },
     }
     (only,) = compare(ledger, summary, frozenset({topic}))
     assert only.differences == ["deliveries 2 != 1", "successes 2 != 1"]
