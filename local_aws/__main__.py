@@ -22,8 +22,10 @@ from local_aws.accounts import AccountCredentials
 from local_aws.deployment import deploy_all, pre_deploy_check
 from local_aws.inventory import read_inventory
 from local_aws.moto.server import MotoServer
+from local_aws.moto.sns_http_deliveries import map_http_host
 from local_aws.scenarios.delivery_logs import DEFAULT_RECORDS, run_delivery_logs
-from local_aws.scenarios.scheduled_report import run_scheduled_report
+from local_aws.scenarios.partner import PartnerScript, StandInPartner, http_hosts
+from local_aws.scenarios.scheduled_report import publish_events, run_scheduled_report
 from local_aws.scenarios.traffic import run_traffic
 from stacks.checks import access_report, gates
 from stacks.placement.deployed import deployed_units
@@ -34,6 +36,11 @@ from stacks.topology import Topology, TopologyError, load_topology
 from stacks.topology.parsing import CDK_JSON
 
 T = TypeVar("T")
+
+PARTNER_SEED = 7
+"""Seeds the stand-in partner's answers: the same 5xx and 4xx in every run."""
+DAY_EVENTS = 6
+"""Events published to each logged topic after the conversations: the rest of the day."""
 
 
 class StepFailedError(RuntimeError):
@@ -79,8 +86,17 @@ def run(topology_file: Path, out: Path, log_records: int = DEFAULT_RECORDS) -> i
         lambda: gates.synth(topology, plan, assembly),
     )
     step(3, total, "cfn-lint every template", lambda: gates.require_clean_cfn_lint(assembly))
-    with MotoServer(out / "moto.log") as moto:
+    with (
+        MotoServer(out / "moto.log") as moto,
+        StandInPartner(PartnerScript(PARTNER_SEED)) as partner,
+    ):
         print(f"      local AWS (moto) at {moto.endpoint_url}", flush=True)
+        for host in http_hosts(topology):
+            map_http_host(moto.endpoint_url, host, partner.url)
+            print(
+                f"      {host}: a stand-in partner at {partner.url}, for the local SNS only",
+                flush=True,
+            )
         deployed = step(
             4,
             total,
@@ -152,6 +168,12 @@ def run(topology_file: Path, out: Path, log_records: int = DEFAULT_RECORDS) -> i
             if analytics is None:
                 _indent("no analytics account in the topology: no scheduled report")
                 return
+            for arn, count in publish_events(
+                topology, deployed, moto.endpoint_url, DAY_EVENTS
+            ).items():
+                _indent(f"the rest of the day: {count} more event(s) published to {arn}")
+            confirmed = len(partner.confirmations())
+            _indent(f"the stand-in partner confirmed {confirmed} subscription(s) via SubscribeURL")
             result = run_scheduled_report(
                 assembly,
                 deployed[analytics.account],

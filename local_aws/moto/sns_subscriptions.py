@@ -24,9 +24,10 @@ moto lacks or oversteps four parts of that:
 
 :class:`SubscriptionResource` creates a stack's subscription through moto's SNS backend of the
 topic's account and region (from ``TopicArn``), with the template's attributes, the stack's
-account as its owner, and HTTP(S) and email ones pending confirmation: the local AWS sends no
-confirmation request, so they stay pending and receive nothing, as in AWS until the endpoint
-confirms. :func:`register` makes moto deliver an SQS message to the account in the queue ARN
+account as its owner, and HTTP(S) and email ones pending confirmation: they receive nothing
+until their endpoint confirms, as in AWS (:mod:`local_aws.moto.sns_http_deliveries` sends the
+confirmation request to an HTTP(S) endpoint whose host is mapped to a loopback stand-in, and
+makes the deliveries; nothing else is sent anywhere). :func:`register` makes moto deliver an SQS message to the account in the queue ARN
 (a queue missing there fails the publish, as moto does for any missing queue) and withhold
 deliveries from a subscription pending confirmation and from Lambda subscriptions (confirmed,
 listed, never invoked). The model registers itself by subclassing when this module is

@@ -20,9 +20,27 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
+from urllib.parse import urlparse
+
+from stacks.topology import Topology
 
 SERVER_ERRORS = (500, 502, 503, 504)
 CLIENT_ERROR = 400
+
+
+def http_hosts(topology: Topology) -> tuple[str, ...]:
+    """The hosts of the topology's HTTP(S) subscriptions: the partners a stand-in plays."""
+    return tuple(
+        sorted(
+            {
+                urlparse(s.url).hostname or ""
+                for t in topology.topics
+                for s in t.subscriptions
+                if s.protocol in ("http", "https") and s.url
+            }
+            - {""}
+        )
+    )
 
 
 @dataclass(frozen=True)

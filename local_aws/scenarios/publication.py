@@ -112,7 +112,7 @@ def publish(
 def _sns_outcome(
     topology: Topology,
     subscription: TopicSubscription,
-    existing: set[tuple[str, str]],
+    existing: dict[tuple[str, str], bool],
     seen: Sequence[Delivery],
 ) -> SubscriptionOutcome:
     target = topology.subscription_target(subscription)
@@ -121,7 +121,11 @@ def _sns_outcome(
         note = (
             "in the local AWS, which invokes no function"
             if subscription.protocol == "lambda"
-            else "in the local AWS, pending confirmation; its delivery is not observable here"
+            else "in the local AWS, pending confirmation (no stand-in answers for its host); its "
+            "delivery is not observable here"
+            if existing.get((subscription.protocol, target))
+            else "confirmed by a stand-in partner on 127.0.0.1, which the local SNS delivers "
+            "to (its attempts are listed with the scheduled report)"
         )
         return SubscriptionOutcome(
             subscription.name,
@@ -196,15 +200,21 @@ def _account(topology: Topology, name: str) -> str:
     return f"{name} ({topology.account(name).id})"
 
 
-def _subscriptions_in_local_aws(peers: Peers, topic: Topic, topic_arn: str) -> set[tuple[str, str]]:
+def _subscriptions_in_local_aws(
+    peers: Peers, topic: Topic, topic_arn: str
+) -> dict[tuple[str, str], bool]:
     """``(protocol, endpoint)`` of the topic's subscriptions the local AWS holds (on the
-    topic, in its account, whoever created them)."""
+    topic, in its account, whoever created them), each with whether it is still pending
+    confirmation."""
     if topic.account not in peers.accounts:
-        return set()
+        return {}
     sns = peers.poller.client(peers.accounts[topic.account], "sns")
-    found: set[tuple[str, str]] = set()
+    found: dict[tuple[str, str], bool] = {}
     for page in sns.get_paginator("list_subscriptions_by_topic").paginate(TopicArn=topic_arn):
-        found.update((s["Protocol"], s["Endpoint"]) for s in page["Subscriptions"])
+        for held in page["Subscriptions"]:
+            attributes = sns.get_subscription_attributes(SubscriptionArn=held["SubscriptionArn"])
+            pending = attributes["Attributes"].get("PendingConfirmation") == "true"
+            found[(held["Protocol"], held["Endpoint"])] = pending
     return found
 
 

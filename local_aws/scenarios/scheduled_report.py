@@ -35,8 +35,9 @@ from cross_account_runtime.delivery_report import job
 from local_aws.accounts import AccountCredentials
 from local_aws.moto.delivery_status import sns_deliveries
 from local_aws.moto.firehose_s3 import age_firehose_buffers
-from local_aws.moto.sns_http_deliveries import age_http_retries
+from local_aws.moto.sns_http_deliveries import age_http_retries, http_attempts
 from local_aws.scenarios.delivery_logs import analytics_bucket
+from stacks.topology import Topology
 
 SCHEDULED_TIME = "<aws.scheduler.scheduled-time>"
 """EventBridge Scheduler's context attribute the schedule passes as ``--scheduled-time``."""
@@ -232,6 +233,23 @@ class ScheduledReport:
     written_by_firehose: int
     report_uri: str
     comparisons: tuple[Comparison, ...]
+    http_attempts: tuple[Mapping[str, Any], ...]
+    """Every HTTP/S attempt the local SNS made for the compared topics, in order."""
+
+    def _attempt_lines(self) -> list[str]:
+        """The HTTP/S attempts, per endpoint and message, as the local SNS made them."""
+        if not self.http_attempts:
+            return []
+        numbers: dict[str, int] = {}
+        lines = [f"HTTP/S attempts by the local SNS ({len(self.http_attempts)}, local seconds):"]
+        endpoint = None
+        for attempt in self.http_attempts:
+            if attempt["endpoint"] != endpoint:
+                endpoint = attempt["endpoint"]
+                lines.append(f" {endpoint}:")
+            number = numbers.setdefault(attempt["message_id"], len(numbers) + 1)
+            lines.append(_attempt_line(attempt, number))
+        return lines
 
     def lines(self) -> list[str]:
         """One line per fact, for the main job's progress output."""
@@ -244,9 +262,39 @@ class ScheduledReport:
             f"{self.schedule.argument('--bucket')}/{bucket_layout.day_prefix(self.day)}, "
             f"{self.objects} object(s) downloaded from the local S3)",
             f"report uploaded to {self.report_uri}",
+            *self._attempt_lines(),
             "ground truth (the local SNS's ledger) beside the report, per subscription:",
             *(f"  {c.line()}" for c in self.comparisons),
         ]
+
+
+def _attempt_line(attempt: Mapping[str, Any], message_number: int) -> str:
+    code = attempt["status_code"] if attempt["status_code"] is not None else "no answer"
+    return (
+        f"  message {message_number} attempt {attempt['attempt']} at "
+        f"+{attempt['at_seconds']:g} s: {code} ({attempt['provider_response']}) -> "
+        f"{attempt['result']}"
+    )
+
+
+def publish_events(
+    topology: Topology,
+    deployed: Mapping[str, AccountCredentials],
+    endpoint_url: str,
+    count: int,
+) -> dict[str, int]:
+    """``count`` more events published to each topic whose logs stream to the analytics
+    account and that has subscriptions, by its own account: the rest of the day's traffic."""
+    published: dict[str, int] = {}
+    for topic in topology.log_streaming_topics:
+        if not topic.subscriptions:
+            continue
+        arn = topology.topic_arn(topic)
+        sns = deployed[topic.account].session().client("sns", endpoint_url=endpoint_url)
+        for number in range(count):
+            sns.publish(TopicArn=arn, Message=json.dumps({"event": number + 1}))
+        published[arn] = count
+    return published
 
 
 def download_day(s3: Any, bucket: str, day: date, local_copy: Path) -> int:
@@ -281,6 +329,7 @@ def run_scheduled_report(
     day = day or datetime.now(UTC).date()
     # Every HTTP/S delivery to its last attempt, so that its record is written, then every
     # Firehose buffer to S3.
+    age_http_retries(endpoint_url, 0)
     age_http_retries(endpoint_url, HTTP_RETRY_AGE_SECONDS)
     written = age_firehose_buffers(endpoint_url, FIREHOSE_AGE_SECONDS)
     schedule = deployed_schedule(assembly)
@@ -316,6 +365,7 @@ def run_scheduled_report(
         written_by_firehose=written,
         report_uri=f"s3://{bucket}/{bucket_layout.report_prefix(day)}{job.REPORT_FILE}",
         comparisons=comparisons,
+        http_attempts=tuple(a for a in http_attempts(endpoint_url) if a["topic"] in topics),
     )
     differing = [c for c in comparisons if c.differences]
     if differing or not comparisons:

@@ -15,11 +15,14 @@ from typing import Any
 import pytest
 
 from cross_account_runtime.delivery_policy.policy import HttpDeliveryPolicy
+from cross_account_runtime.delivery_report.causes import classify
+from cross_account_runtime.delivery_report.schema import RECORD_SCHEMA
+from cross_account_runtime.delivery_report.timestamps import parse_lenient
 from local_aws.moto.delivery_status import sns_deliveries
 from local_aws.moto.sns_http_deliveries import age_http_retries, http_attempts, map_http_host
 from local_aws.scenarios.partner import PartnerScript, StandInPartner
 from stacks.app_builder import topology_from_context
-from tests.local_aws.moto.test_sns_delivery_logs import Account, trust
+from tests.local_aws.moto.test_sns_delivery_logs import Account, record_fields, schema_fields, trust
 
 pytestmark = pytest.mark.moto
 
@@ -234,7 +237,8 @@ def test_a_throttled_subscription_spaces_its_requests(account: Account, partner_
     records = account.records(f"sns/us-east-1/{account.id}/Throttled")
     dwell = sorted(r["delivery"]["dwellTimeMs"] for r in records)
     assert dwell == [round(a["at_seconds"] * 1000) for a in attempts]
-    assert dwell[0] == 0 and 400 < dwell[1] <= 500 < dwell[2] <= 1000
+    assert dwell[0] == 0
+    assert 400 < dwell[1] <= 500 < dwell[2] <= 1000
 
 
 def test_a_delivery_whose_retries_run_out_goes_to_the_dead_letter_queue(
@@ -256,3 +260,41 @@ def test_a_delivery_whose_retries_run_out_goes_to_the_dead_letter_queue(
     url = sqs.get_queue_url(QueueName="dead-letters")["QueueUrl"]
     (message,) = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10)["Messages"]
     assert json.loads(message["Body"])["Message"] == "kept"
+
+
+def test_the_records_read_as_the_delivery_report_reads_them(
+    account: Account, partner_of: Any
+) -> None:
+    """The report's own rules on the records: schema fields, the timestamp, the failure's
+    cause (a 5xx to the end, and an endpoint that refuses the connection), the 4xx success."""
+    topic = http_topic(account, "Partners")
+    partner = partner_of(account, Sequence(400, 503, 503, 503, 503))
+    subscribe(account, topic)
+    deliver(account, topic, "rejected", "failed")
+    partner.__exit__(None, None, None)  # the partner is gone: no connection at all
+    deliver(account, topic, "unanswered")
+
+    declared = set(schema_fields(RECORD_SCHEMA))
+    outcomes = []
+    for group in (
+        f"sns/us-east-1/{account.id}/Partners",
+        f"sns/us-east-1/{account.id}/Partners/Failure",
+    ):
+        for record in account.records(group):
+            assert set(record_fields(record)) <= declared
+            assert parse_lenient(record["notification"]["timestamp"]) is not None
+            delivery = record["delivery"]
+            code = delivery.get("statusCode")
+            status, response = record["status"], delivery["providerResponse"]
+            outcomes.append(
+                (status, code, delivery["attempts"], classify(status, "http/s", code, response))
+            )
+
+    assert sorted(outcomes, key=str) == sorted(
+        [
+            ("SUCCESS", 400, 1, None),
+            ("FAILURE", 503, 4, "http_5xx"),
+            ("FAILURE", None, 4, "connection_error"),
+        ],
+        key=str,
+    )

@@ -165,7 +165,8 @@ def test_billings_publish_of_order_billed_is_handled_once_by_each_subscriber_in_
             None,
             in_local_aws=True,
             handled=None,
-            note="in the local AWS, pending confirmation; its delivery is not observable here",
+            note="in the local AWS, pending confirmation (no stand-in answers for its host); its "
+            "delivery is not observable here",
         ),
         SubscriptionOutcome(
             "Shipping",
