@@ -132,6 +132,9 @@ class Outcome:
     and SNS's record then has no ``statusCode``."""
     provider_response: str
     attempts: int = 1
+    logs_attempts: bool = True
+    """Whether the record says ``attempts``: SNS leaves it out of a Lambda delivery accepted
+    at the first try (AWS's sample record of one)."""
 
     @property
     def answered_4xx(self) -> bool:
@@ -302,8 +305,19 @@ def record_text(
     dwell_ms: int,
     outcome: Outcome,
 ) -> str:
-    """One delivery-status record as SNS writes it: compact JSON, keys in SNS's order."""
+    """One delivery-status record as SNS writes it: compact JSON, keys in SNS's order, no
+    ``statusCode`` when no answer came (a timeout, a refused connection)."""
     moment = datetime.fromtimestamp(published_ms / 1000, UTC)
+    delivery: dict[str, Any] = {
+        "deliveryId": str(mock_random.uuid4()),
+        "destination": destination,
+        "providerResponse": outcome.provider_response,
+        "dwellTimeMs": dwell_ms,
+    }
+    if outcome.logs_attempts:
+        delivery["attempts"] = outcome.attempts
+    if outcome.status_code is not None:
+        delivery["statusCode"] = outcome.status_code
     record = {
         "notification": {
             "messageMD5Sum": hashlib.md5(message.encode(), usedforsecurity=False).hexdigest(),
@@ -311,14 +325,7 @@ def record_text(
             "topicArn": topic_arn,
             "timestamp": f"{moment:%Y-%m-%d %H:%M:%S}.{published_ms % 1000:03d}",
         },
-        "delivery": {
-            "deliveryId": str(mock_random.uuid4()),
-            "destination": destination,
-            "providerResponse": outcome.provider_response,
-            "dwellTimeMs": dwell_ms,
-            "attempts": outcome.attempts,
-            "statusCode": outcome.status_code,
-        },
+        "delivery": delivery,
         "status": outcome.status,
     }
     return json.dumps(record, separators=(",", ":"))

@@ -5,7 +5,8 @@
 (:mod:`local_aws.moto.sns_subscriptions`), SNS delivery-status logs of those deliveries
 (:mod:`local_aws.moto.sns_delivery_logs`, over :mod:`local_aws.moto.delivery_status`), HTTP/S
 deliveries to mapped hosts with their confirmation and retries
-(:mod:`local_aws.moto.sns_http_deliveries`), bucket policies stored but not enforced
+(:mod:`local_aws.moto.sns_http_deliveries`), Lambda deliveries recorded, not run
+(:mod:`local_aws.moto.sns_lambda_deliveries`), bucket policies stored but not enforced
 (:mod:`local_aws.moto.resource_policies`), its SQS time travel (:mod:`local_aws.moto.time_travel`),
 FIFO queue delays as SQS applies them (:mod:`local_aws.moto.fifo_delay`), functions' code for
 the Lambda poller (:mod:`local_aws.moto.lambda_code`), CloudWatch Logs destinations and
@@ -35,6 +36,7 @@ from local_aws.moto import (
     s3_buckets,
     sns_delivery_logs,
     sns_http_deliveries,
+    sns_lambda_deliveries,
     sns_subscriptions,
     time_travel,
 )
@@ -60,6 +62,9 @@ def main(argv: list[str] | None = None) -> None:
     delivery_status.register()
     sns_delivery_logs.register()
     sns_http_deliveries.register()
+    # After sns_subscriptions, whose wrapper withholds Lambda deliveries: this one, outside
+    # it, records them instead.
+    sns_lambda_deliveries.register()
     resource_policies.register()
     s3_buckets.register()
     logs_destinations.register()
@@ -95,6 +100,7 @@ def main(argv: list[str] | None = None) -> None:
                     "SNS delivers nothing to a subscription pending confirmation or to Lambda",
                     "SNS logs the delivery status of SQS deliveries through the topic's role",
                     "SNS confirms, delivers to and retries HTTP/S subscriptions on mapped hosts",
+                    "SNS records Lambda deliveries (accepted, or the function missing) unrun",
                     "S3 stores bucket policies without enforcing them",
                     "a subscription filter delivers to another account's destination it admits",
                     "Firehose buffers, prefixes and compresses its S3 objects as configured",
