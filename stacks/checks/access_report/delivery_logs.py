@@ -34,7 +34,7 @@ from stacks.checks.access_report.records import (
     SubscriptionFilterRecord,
 )
 
-ACTIONS_THAT_PUT_A_SUBSCRIPTION_FILTER = frozenset({"logs:PutSubscriptionFilter", "logs:*"})
+ACTIONS_THAT_PUT_A_SUBSCRIPTION_FILTER = frozenset({"logs:PutSubscriptionFilter"})
 """The actions whose grant in a destination's policy admits another account's log groups."""
 ACTION_OF_PREFIX_ACCESS: dict[PrefixAccessKind, str] = {
     "read": "s3:GetObject",

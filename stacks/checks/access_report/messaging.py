@@ -38,18 +38,18 @@ from stacks.checks.access_report.records import (
 from stacks.topology.model import PLATFORM_QUEUE_METADATA
 from stacks.topology.topics import EVENT_METADATA
 
-ACTIONS_THAT_SEND = frozenset({"sqs:SendMessage", "sqs:SendMessageBatch", "sqs:*"})
+ACTIONS_THAT_SEND = frozenset({"sqs:SendMessage", "sqs:SendMessageBatch"})
 ACTIONS_THAT_RECEIVE = frozenset(
-    {"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:DeleteMessageBatch", "sqs:*"}
+    {"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:DeleteMessageBatch"}
 )
 QUEUE_ENCRYPTION_CONTEXT = "kms:EncryptionContext:aws:sqs:arn"
 """The condition key that confines a key statement to the queues whose ARNs it lists (SQS
 passes the queue's ARN as the encryption context of its data keys)."""
-ACTIONS_THAT_PUBLISH = frozenset({"sns:Publish", "sns:*"})
-ACTIONS_THAT_SUBSCRIBE = frozenset({"sns:Subscribe", "sns:*"})
+ACTIONS_THAT_PUBLISH = frozenset({"sns:Publish"})
+ACTIONS_THAT_SUBSCRIBE = frozenset({"sns:Subscribe"})
 """The actions whose grant counts as sending, receiving, publishing or subscribing when a
-queue or topic policy is read: any one of them makes a statement a grant of that kind, reported
-with all its actions. (What the constructs grant senders is ``endpoint_queue.SENDER_ACTIONS``.)"""
+queue or topic policy is read: any one of them a statement's action covers, as IAM reads it
+(``policies.action_grants``), makes it a grant of that kind, reported with all its actions. (What the constructs grant senders is ``endpoint_queue.SENDER_ACTIONS``.)"""
 
 
 def _queue_record(stack: SynthesizedStack, logical_id: str) -> QueueRecord:

@@ -107,14 +107,15 @@ def effective_principals(principal: Principal, conditions: Conditions) -> list[P
 
 def action_grants(statement: Statement, actions_of_interest: frozenset[str]) -> list[Grant]:
     """The grants of one Allow statement that cover ``actions_of_interest``, each with all the
-    statement's actions.
+    statement's actions. An action is read as IAM reads it: any case, ``*`` and ``?``
+    wildcards (``sqs:Send*``, ``SQS:SendMessage`` and ``*`` all cover ``sqs:SendMessage``).
 
     A service principal restricted by ``aws:SourceArn`` is reported as each topic it is
     restricted to; ``"*"`` restricted by ``aws:PrincipalAccount``, ``aws:PrincipalArn`` or
     ``aws:PrincipalOrgID`` as each account, role or organization (see
     :func:`effective_principals`).
     """
-    if not [a for a in as_list(statement.get("Action", [])) if a in actions_of_interest]:
+    if not any(pattern_matches(a, statement.get("Action", [])) for a in actions_of_interest):
         return []
     actions = sorted(as_list(statement["Action"]))
     return principal_grants(

@@ -145,10 +145,8 @@ def test_a_queue_subscribed_to_many_topics_admits_them_in_one_statement(
     }
 
 
-def test_a_grant_beyond_the_intent_is_seen(shaped: tuple[Topology, Path], tmp_path: Path) -> None:
-    """One more relay role in the list (another stack's of a sending account) is one more
-    sender in the report."""
-    topology, assembly = shaped
+def copy_of(assembly: Path, tmp_path: Path) -> Path:
+    """The assembly's templates copied, to be changed; its code assets as they are."""
     widened = tmp_path / "cdk.out"
     widened.mkdir()
     for path in assembly.iterdir():
@@ -156,6 +154,14 @@ def test_a_grant_beyond_the_intent_is_seen(shaped: tuple[Topology, Path], tmp_pa
             (widened / path.name).write_bytes(path.read_bytes())
         else:  # the code assets, the relays' configuration files among them, as they are
             (widened / path.name).symlink_to(path)
+    return widened
+
+
+def test_a_grant_beyond_the_intent_is_seen(shaped: tuple[Topology, Path], tmp_path: Path) -> None:
+    """One more relay role in the list (another stack's of a sending account) is one more
+    sender in the report."""
+    topology, assembly = shaped
+    widened = copy_of(assembly, tmp_path)
     document = template(widened, "Team1")
     (grant,) = allows_of_queue(document, "Team1-Receiver-ingress")
     grant["Condition"]["ArnEquals"]["aws:PrincipalArn"].append(relay_role(2, stack=2))
@@ -164,3 +170,81 @@ def test_a_grant_beyond_the_intent_is_seen(shaped: tuple[Topology, Path], tmp_pa
     expected = access_report.expected_access(topology, new_organization_plan(topology))
     ingress = topology.sqs_arn("Team1", "Team1-Receiver-ingress")
     assert actual[ingress]["send"] - expected[ingress]["send"] == {("role", relay_role(2, stack=2))}
+
+
+STRANGER = "123456789012"
+
+
+def policy_of(document: dict[str, Any], kind: str, name_property: str, name: str) -> list[Any]:
+    """The statements of the policy resource (``AWS::SQS::QueuePolicy`` or
+    ``AWS::SNS::TopicPolicy``) of the queue or topic called ``name``."""
+    resource_type, targets = {
+        "queue": ("AWS::SQS::Queue", ("AWS::SQS::QueuePolicy", "Queues")),
+        "topic": ("AWS::SNS::Topic", ("AWS::SNS::TopicPolicy", "Topics")),
+    }[kind]
+    (logical_id,) = [
+        k
+        for k, r in document["Resources"].items()
+        if r["Type"] == resource_type and r["Properties"].get(name_property) == name
+    ]
+    (statements,) = [
+        r["Properties"]["PolicyDocument"]["Statement"]
+        for r in document["Resources"].values()
+        if r["Type"] == targets[0] and r["Properties"][targets[1]] == [{"Ref": logical_id}]
+    ]
+    found: list[Any] = statements
+    return found
+
+
+def stranger_added(
+    shaped: tuple[Topology, Path], tmp_path: Path, kind: str, name: str, action: Any
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The report's and the intent's access once another account is allowed ``action`` on
+    Team1's queue or Team2's topic called ``name``."""
+    topology, assembly = shaped
+    widened = copy_of(assembly, tmp_path)
+    account = "Team1" if kind == "queue" else "Team2"
+    document = template(widened, account)
+    name_property = "QueueName" if kind == "queue" else "TopicName"
+    policy_of(document, kind, name_property, name).append(
+        {"Effect": "Allow", "Principal": {"AWS": STRANGER}, "Action": action, "Resource": "*"}
+    )
+    (widened / f"Messaging-{account}.template.json").write_text(json.dumps(document))
+    actual = access_report.actual_access(access_report.build_report(widened))
+    expected = access_report.expected_access(topology, new_organization_plan(topology))
+    return actual, expected
+
+
+@pytest.mark.parametrize(
+    "action",
+    ["sqs:Send*", "*", "SQS:SendMessage", "sqs:sendmessage", "sqs:Send?essage", ["sqs:S*"]],
+)
+def test_a_strangers_send_is_seen_however_the_action_is_spelled(
+    shaped: tuple[Topology, Path], tmp_path: Path, action: Any
+) -> None:
+    """IAM reads actions in any case and with wildcards: so does the report."""
+    topology, _ = shaped
+    actual, expected = stranger_added(shaped, tmp_path, "queue", "Team1-Receiver-ingress", action)
+    ingress = topology.sqs_arn("Team1", "Team1-Receiver-ingress")
+    assert actual[ingress]["send"] - expected[ingress]["send"] == {("account", STRANGER)}
+
+
+@pytest.mark.parametrize("action", ["sns:Pub*", "SNS:Publish", "sns:*", "*"])
+def test_a_strangers_publish_is_seen_however_the_action_is_spelled(
+    shaped: tuple[Topology, Path], tmp_path: Path, action: str
+) -> None:
+    topic = "Team2-Events-Happened"
+    actual, expected = stranger_added(shaped, tmp_path, "topic", topic, action)
+    arn = f"arn:aws:sns:eu-west-1:{account_id(2)}:{topic}"
+    assert actual[arn]["publish"] - expected[arn]["publish"] == {("account", STRANGER)}
+
+
+def test_an_action_that_only_looks_alike_is_no_grant(
+    shaped: tuple[Topology, Path], tmp_path: Path
+) -> None:
+    topology, _ = shaped
+    actual, expected = stranger_added(
+        shaped, tmp_path, "queue", "Team1-Receiver-ingress", "sqs:GetQueue*"
+    )
+    ingress = topology.sqs_arn("Team1", "Team1-Receiver-ingress")
+    assert actual[ingress] == expected[ingress]
