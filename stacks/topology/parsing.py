@@ -63,7 +63,10 @@ app, the main job and the placement commands when none is named."""
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9._-]{0,63}$")
 ACCOUNT_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9-]{0,38}$")
 
+SCHEMA_KEY = "$schema"
+"""Where a document names its JSON Schema for an editor (``topology.schema.json``); ignored."""
 _TOP_KEYS = (
+    SCHEMA_KEY,
     "accounts",
     "endpoints",
     "routes",
