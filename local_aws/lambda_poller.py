@@ -149,6 +149,20 @@ class PumpResult:
             )
         return tuple(kept)
 
+    def metrics(self) -> dict[str, dict[str, int]]:
+        """Per function and its metrics' dimension values (``Sales-outbound: ...``), the sum
+        of each metric its embedded-metric-format lines carried, as CloudWatch would count
+        them: a line whose ``_aws`` directive names its metrics."""
+        sums: dict[str, dict[str, int]] = {}
+        for invocation in self.invocations:
+            for line in invocation.log_lines:
+                for dimensions, values in _embedded_metrics(line):
+                    key = " ".join([invocation.mapping.function_name, *dimensions])
+                    into = sums.setdefault(key, {})
+                    for name, value in values.items():
+                        into[name] = into.get(name, 0) + value
+        return sums
+
     @property
     def errors(self) -> tuple[str, ...]:
         """``<function>: <error>`` for every invocation whose handler raised."""
@@ -358,6 +372,8 @@ class LambdaPoller:
         self._code = tempfile.TemporaryDirectory(prefix="lambda-task-roots-")
         """The functions' unpacked code, one folder per function; removed with the poller."""
         self._task_roots: dict[str, Path] = {}
+        self.invocations: list[Invocation] = []
+        """Every invocation that received messages, of every pump, in order."""
 
     def mappings(self) -> tuple[SqsMapping, ...]:
         """Every enabled SQS mapping of the accounts, read from moto on first use (a
@@ -435,6 +451,7 @@ class LambdaPoller:
         for round_number in range(1, max_rounds + 1):
             this_round = [self.poll(mapping) for mapping in mappings]
             invocations.extend(i for i in this_round if i.received)
+            self.invocations.extend(i for i in this_round if i.received)
             if not any(i.received for i in this_round):
                 return PumpResult(round_number, tuple(invocations))
         still = self._waiting(mappings)
@@ -445,6 +462,10 @@ class LambdaPoller:
             f"queues still held messages after {max_rounds} rounds: {listed}; a relay loop or "
             "a steady sender keeps them filled, or give more rounds (max_rounds)"
         )
+
+    def metrics(self) -> dict[str, dict[str, int]]:
+        """The metrics every invocation so far wrote (:meth:`PumpResult.metrics`), summed."""
+        return PumpResult(0, tuple(self.invocations)).metrics()
 
     def _waiting(self, mappings: Sequence[SqsMapping]) -> dict[str, int]:
         """Visible messages per mapped queue that has any."""
@@ -532,6 +553,23 @@ class LambdaPoller:
         """The URL the local AWS serves the queue at: ``<endpoint>/<account>/<queue name>``."""
         arn = parse_queue_arn(queue_arn)
         return f"{self.endpoint_url}/{arn.account}/{arn.name}"
+
+
+def _embedded_metrics(line: str) -> list[tuple[list[str], dict[str, int]]]:
+    """The metrics of one embedded-metric-format line: per directive, its dimensions' values
+    and each metric's value (none for any other line)."""
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return []
+    if not isinstance(record, dict) or not isinstance(record.get("_aws"), dict):
+        return []
+    found = []
+    for directive in record["_aws"].get("CloudWatchMetrics", []):
+        names = [n for dimension_set in directive["Dimensions"] for n in dimension_set]
+        values = {m["Name"]: int(record[m["Name"]]) for m in directive["Metrics"]}
+        found.append(([str(record[n]) for n in names], values))
+    return found
 
 
 def _is_warning(line: str) -> bool:

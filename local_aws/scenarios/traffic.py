@@ -18,7 +18,7 @@ saw (:mod:`local_aws.scenarios.platform_traffic`). The peers are the model of th
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Final
 
@@ -64,6 +64,9 @@ class TrafficResult:
     platform: PlatformTraffic | None = None
     """Audit, heartbeats, custom checks, metrics and what ServiceControl saw (with any of
     ServiceControl's queues beyond the error queue declared)."""
+    relay_metrics: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    """Per relay function and dimensions, the metrics its embedded-metric-format lines
+    carried, summed as CloudWatch would."""
 
     def lines(self) -> list[str]:
         """One line per fact, for the main job's progress output."""
@@ -118,6 +121,13 @@ class TrafficResult:
                 )
         if self.platform is not None:
             lines += self.platform.lines()
+        if self.relay_metrics:
+            lines.append("the relays' metrics (their embedded-metric-format lines, summed):")
+            lines += [
+                f"  {key}: "
+                + ", ".join(f"{name} {value}" for name, value in values.items() if value)
+                for key, values in sorted(self.relay_metrics.items())
+            ]
         return lines
 
     def _kind(self, name: str) -> str:
@@ -185,5 +195,14 @@ def run_traffic(
     publication = None if selected is None else publish(peers, handlers, selected)
     platform = run_platform(peers, handlers, chosen)
     return TrafficResult(
-        topology, subscriptions, exchanges, recovery, later, saga, large, publication, platform
+        topology,
+        subscriptions,
+        exchanges,
+        recovery,
+        later,
+        saga,
+        large,
+        publication,
+        platform,
+        poller.metrics(),
     )

@@ -249,7 +249,16 @@ def test_each_handled_message_is_deleted_from_its_source_queue(
 
 def test_the_functions_log_lines_are_kept_with_their_invocation(pumped: Pumped) -> None:
     lines = [json.loads(line) for line in pumped.result.invocations[0].log_lines]
-    assert [(line["message"], line["forwarded"]) for line in lines] == [("batch relayed", 1)]
+    records = [line for line in lines if "_aws" not in line]
+    assert [(line["message"], line["forwarded"]) for line in records] == [("batch relayed", 1)]
+
+
+def test_the_metrics_the_functions_wrote_are_summed_per_function(pumped: Pumped) -> None:
+    """The relays' embedded-metric-format lines, read as CloudWatch reads them."""
+    metrics = pumped.result.metrics()
+    outbound = [values for key, values in metrics.items() if key.endswith(" outbound")]
+    assert [values["Forwarded"] for values in outbound] == [1]
+    assert sum(values["Records"] for values in metrics.values()) == 2
 
 
 def test_a_function_environment_applies_only_during_its_call(pumped: Pumped) -> None:

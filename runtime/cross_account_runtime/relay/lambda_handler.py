@@ -22,7 +22,8 @@ from cross_account_runtime.common.configuration import ConfigurationError
 from cross_account_runtime.common.json_log import default_logger
 from cross_account_runtime.relay.config_format import DEFAULT_SERVICE_NAME
 from cross_account_runtime.relay.invocation import failed_batch
-from cross_account_runtime.relay.processor import LoggedOutcome, Relay
+from cross_account_runtime.relay.outcomes import LoggedOutcome
+from cross_account_runtime.relay.processor import Relay
 
 # A local flag rather than ``typing.TYPE_CHECKING``: importing ``typing`` costs more than this
 # whole module; mypy and ruff treat the name the same way.

@@ -49,11 +49,11 @@ core derives makes a retry within SQS's 5-minute interval a no-op.
 
 from __future__ import annotations
 
-import enum
 import time
 import traceback
 
 from cross_account_runtime.common.aws_clients import WORST_CASE_CALL_SECONDS
+from cross_account_runtime.common.emf import write_metrics
 from cross_account_runtime.common.json_log import JsonLogger, default_logger
 from cross_account_runtime.relay.bodies import BodyMissingError, BodyStore
 from cross_account_runtime.relay.config import RelayConfig
@@ -61,6 +61,7 @@ from cross_account_runtime.relay.config_format import DEFAULT_SERVICE_NAME
 from cross_account_runtime.relay.core import refuse, relay_message
 from cross_account_runtime.relay.decision import Decision, DecisionKind
 from cross_account_runtime.relay.invocation import Invocation, event_records
+from cross_account_runtime.relay.outcomes import LoggedOutcome, OutcomeTally, batch_counts
 from cross_account_runtime.relay.send_batches import PendingSend, batch_calls
 from cross_account_runtime.relay.sending import BatchResult, SendFailure, SqsClients
 
@@ -74,42 +75,6 @@ if TYPE_CHECKING:
     from cross_account_runtime.relay.invocation import BatchResponse
     from cross_account_runtime.relay.send_batches import BatchCall
     from cross_account_runtime.relay.sending import SendBatch
-
-
-class LoggedOutcome(enum.StrEnum):
-    """The ``outcome`` of a log line about a message that was not simply forwarded (and of
-    the configuration error line). A ``StrEnum``, so the lines carry the plain text."""
-
-    NOT_ATTEMPTED = "not_attempted"
-    """FIFO: an earlier message of the same group failed in this batch; or too little of the
-    function's time was left for the call."""
-    REFUSED = "refused"
-    """No send can carry it; reported failed, so the queue's redrive policy moves it."""
-    SEND_FAILED = "send_failed"
-    """The forward or the dead-letter send failed; reported failed, so SQS retries it."""
-    DESTINATION_MISSING = "destination_missing"
-    """The send failed because the destination queue does not exist; reported failed."""
-    KEY_REFUSED = "key_refused"
-    """The send failed because the queue's KMS key refused it; reported failed."""
-    BODY_COPY_FAILED = "body_copy_failed"
-    """The S3 body could not be copied (for a reason a retry may cure); reported failed."""
-    BODY_UPLOAD_FAILED = "body_upload_failed"
-    """A body that no longer fits inline could not be put in S3; reported failed."""
-    DEAD_LETTERED = "dead_lettered"
-    """Refused, or its send failed on its last receive, and sent to the dead-letter queue;
-    acknowledged."""
-    EXPIRED = "expired"
-    """Its time to be received had run out: not delivered, acknowledged (the receiving
-    transport would have discarded it; not a loss)."""
-    FORWARDED_UNREADABLE = "forwarded_unreadable"
-    """Unreadable, forwarded unchanged on a route to an error queue."""
-    ERROR = "error"
-    """An unexpected error; reported failed (a defect costs a retry, never the message)."""
-    MISCONFIGURED = "misconfigured"
-    """The configuration is unusable; every record is reported failed."""
-    UNREACHABLE_ADDRESS = "unreachable_address"
-    """Forwarded, but an address header names a queue the released receiver cannot reach by
-    name: an answer to it would fail there (and reach the receiver's error queue)."""
 
 
 RECOUNT_AFTER_SECONDS: Final = 1.0
@@ -146,6 +111,7 @@ class Relay:
         bodies: BodyStore | None = None,
         logger: JsonLogger | None = None,
         clock: Callable[[], float] = time.time,
+        metrics: Callable[[Mapping[str, str], Mapping[str, int]], None] = write_metrics,
     ) -> None:
         self.config = config
         self.send_batch = send_batch if send_batch is not None else SqsClients().send_batch
@@ -155,7 +121,9 @@ class Relay:
         self.bodies = bodies
         self.logger = logger if logger is not None else default_logger(DEFAULT_SERVICE_NAME)
         self.clock = clock
+        self.metrics = metrics
         self._cold = True
+        self._tally = OutcomeTally()
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str], **dependencies: Any) -> Relay:
@@ -165,6 +133,7 @@ class Relay:
     def __call__(self, event: Mapping[str, Any], context: Any = None) -> BatchResponse:
         records = event_records(event)
         state = Invocation(records, context)
+        self._tally = OutcomeTally()
         for index in state.in_priority_order():
             record = records[index]
             if state.group_stopped(index):
@@ -180,13 +149,14 @@ class Relay:
                 state.decided[index] = decision
         calls = self._send(state)
         failed, forwarded = state.failed, state.forwarded
+        dead_lettered = len(records) - len(forwarded) - len(failed) - state.expired
         # One line for the whole batch: a line per forwarded message would cost more than
         # relaying it. It maps each forwarded message id to the id it was sent under.
         self.logger.info(
             "batch relayed",
             records=len(records),
             forwarded=len(forwarded),
-            dead_lettered=len(records) - len(forwarded) - len(failed) - state.expired,
+            dead_lettered=dead_lettered,
             expired=state.expired,
             failed=len(failed),
             send_requests=calls,
@@ -194,6 +164,9 @@ class Relay:
             cold_start=self._cold,
             function_request_id=state.request_id,
         )
+        core = (len(records), len(forwarded), dead_lettered, state.expired, len(failed), calls)
+        dimensions = {"Service": self.logger.service, "Direction": str(self.config.direction)}
+        self.metrics(dimensions, batch_counts(core, self._tally))
         self._cold = False
         return {
             "batchItemFailures": [
@@ -556,6 +529,7 @@ class Relay:
         request_id: str | None,
         **fields: object,
     ) -> None:
+        self._tally.count(fields)
         attributes = record.get("attributes")
         self.logger.log(
             level,
