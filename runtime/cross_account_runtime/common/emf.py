@@ -35,6 +35,11 @@ MAX_DIMENSIONS: Final = 30
 COUNT: Final = "Count"
 
 
+def metric_name(value: str) -> str:
+    """A metric's name from an outcome's text: ``destination_missing`` -> ``DestinationMissing``."""
+    return "".join(part.capitalize() for part in value.split("_"))
+
+
 def metrics_line(
     dimensions: Mapping[str, str],
     counts: Mapping[str, int],

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import enum
 
+from cross_account_runtime.common.emf import metric_name
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -67,11 +69,6 @@ CORE: tuple[str, ...] = (
     "SendRequests",
 )
 """The counts every batch writes."""
-
-
-def metric_name(value: str) -> str:
-    """``destination_missing`` -> ``DestinationMissing``."""
-    return "".join(part.capitalize() for part in value.split("_"))
 
 
 class OutcomeTally:

@@ -36,6 +36,7 @@ import traceback
 from dataclasses import dataclass
 
 from cross_account_runtime.common.configuration import ConfigurationError
+from cross_account_runtime.common.emf import metric_name, write_metrics
 from cross_account_runtime.common.json_log import JsonLogger, default_logger
 from cross_account_runtime.sns_endpoint import signature as sns_signature
 from cross_account_runtime.sns_endpoint.config import (
@@ -103,6 +104,22 @@ class AnswerOutcome(enum.StrEnum):
     """500: the configuration is unusable; SNS retries until it is fixed."""
 
 
+SIGNATURE_REFUSED = "signature"
+"""The ``refused`` fact of a delivery whose signature or certificate did not verify."""
+
+
+def delivery_counts(answer: Answer, facts: Mapping[str, object]) -> dict[str, int]:
+    """The metrics of one delivery: 1 for its outcome and 0 for every other (so an alarm on
+    any has data whenever the endpoint is called), and ``SignatureRefused``, the forgeries."""
+    counts = {
+        metric_name(outcome): int(outcome is answer.outcome)
+        for outcome in AnswerOutcome
+        if outcome is not AnswerOutcome.MISCONFIGURED
+    }
+    counts["SignatureRefused"] = int(facts.get("refused") == SIGNATURE_REFUSED)
+    return counts
+
+
 @dataclass(frozen=True)
 class Answer:
     """What the endpoint answers and logs: HTTP ``status``, a one-word ``outcome`` for metrics,
@@ -149,6 +166,7 @@ class SnsHttpsReceiver:
         certificate_cache: CertificateCache | None = None,
         clock: Callable[[], float] = time.time,
         logger: JsonLogger | None = None,
+        metrics: Callable[[Mapping[str, str], Mapping[str, int]], None] = write_metrics,
     ) -> None:
         self.config = config
         self.process = process
@@ -160,6 +178,7 @@ class SnsHttpsReceiver:
         )
         self.clock = clock
         self.logger = logger if logger is not None else default_logger(DEFAULT_SERVICE_NAME)
+        self.metrics = metrics
         self._cold = True
 
     @classmethod
@@ -188,6 +207,7 @@ class SnsHttpsReceiver:
                 500, AnswerOutcome.ERROR, "internal error; the delivery will be retried"
             )
         self._log(answer, facts, context)
+        self.metrics({"Service": self.logger.service}, delivery_counts(answer, facts))
         return answer.response()
 
     def _handle(self, event: object, context: Any, facts: dict[str, object]) -> Answer:
@@ -249,6 +269,7 @@ class SnsHttpsReceiver:
                 raise _EarlyAnswerError(503, AnswerOutcome.RETRY, str(error)) from error
             raise _EarlyAnswerError(403, AnswerOutcome.REJECTED, str(error)) from error
         except SignatureError as error:
+            facts["refused"] = SIGNATURE_REFUSED
             raise _EarlyAnswerError(403, AnswerOutcome.REJECTED, str(error)) from error
         if message_type == NOTIFICATION:
             return self._notification(message, topic_arn, context, facts)

@@ -76,5 +76,6 @@ def test_the_entry_point_answers_400_to_an_invocation_without_an_event(
     response = lambda_handler.handler(None, None)
     assert response["statusCode"] == 400
     assert response_body(response)["reason"].startswith("event: null, not an object")
-    log = json.loads(capsys.readouterr().out)
+    log, metrics = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert (log["level"], log["outcome"]) == ("WARNING", "rejected")
+    assert metrics["Rejected"] == 1
