@@ -8,8 +8,8 @@ message whose time to be received ran out: acknowledged, never delivered, otherw
 ``Failed`` (reported for redelivery; not a Lambda ``Errors``) and ``SendRequests``. Then, only
 when they happened, one count per outcome of the lines the batch logged (``DestinationMissing``,
 ``KeyRefused``, ``SendFailed``, ``Refused``, ``NotAttempted``, ``UnreachableAddress``, ...: the
-closed set of ``LoggedOutcome``) and one per reason a message was dead-lettered
-(``DeadLettered.<Kind>``). The dimensions are the relay's service and direction: bounded, never
+closed set of ``LoggedOutcome``), the bodies carried through S3 (``BodiesCopied``,
+``BodiesUploaded``) and one per reason a message was dead-lettered (``DeadLettered.<Kind>``). The dimensions are the relay's service and direction: bounded, never
 a message id or a queue.
 """
 
@@ -60,6 +60,11 @@ class LoggedOutcome(enum.StrEnum):
     name: an answer to it would fail there (and reach the receiver's error queue)."""
 
 
+BODY_COPIED = "BodiesCopied"
+"""A body in S3 copied into the destination account's bucket (the transport's large bodies)."""
+BODY_UPLOADED = "BodiesUploaded"
+"""A body put in S3 because it no longer fits inline once rewritten."""
+
 CORE: tuple[str, ...] = (
     "Records",
     "Forwarded",
@@ -74,11 +79,17 @@ CORE: tuple[str, ...] = (
 class OutcomeTally:
     """The outcomes of the lines one batch logged, and why each dead-lettered message was."""
 
-    __slots__ = ("outcomes", "reasons")
+    __slots__ = ("events", "outcomes", "reasons")
 
     def __init__(self) -> None:
         self.outcomes: dict[str, int] = {}
         self.reasons: dict[str, int] = {}
+        self.events: dict[str, int] = {}
+        """What the batch did that no line logs: :data:`BODY_COPIED`, :data:`BODY_UPLOADED`."""
+
+    def note(self, event: str) -> None:
+        """Count one ``event`` of the batch."""
+        self.events[event] = self.events.get(event, 0) + 1
 
     def count(self, fields: Mapping[str, object]) -> None:
         """Count a logged line by its ``outcome`` (and, dead-lettered, its ``kind``)."""
@@ -99,6 +110,7 @@ def batch_counts(core: tuple[int, ...], tally: OutcomeTally) -> dict[str, int]:
         name = metric_name(outcome)
         if name not in counts:
             counts[name] = number
+    counts.update(sorted(tally.events.items()))
     for reason, number in sorted(tally.reasons.items()):
         counts[f"DeadLettered.{metric_name(reason)}"] = number
     return counts

@@ -61,7 +61,13 @@ from cross_account_runtime.relay.config_format import DEFAULT_SERVICE_NAME
 from cross_account_runtime.relay.core import refuse, relay_message
 from cross_account_runtime.relay.decision import Decision, DecisionKind
 from cross_account_runtime.relay.invocation import Invocation, event_records
-from cross_account_runtime.relay.outcomes import LoggedOutcome, OutcomeTally, batch_counts
+from cross_account_runtime.relay.outcomes import (
+    BODY_COPIED,
+    BODY_UPLOADED,
+    LoggedOutcome,
+    OutcomeTally,
+    batch_counts,
+)
 from cross_account_runtime.relay.send_batches import PendingSend, batch_calls
 from cross_account_runtime.relay.sending import BatchResult, SendFailure, SqsClients
 
@@ -491,6 +497,7 @@ class Relay:
         try:
             if upload is not None:
                 self.bodies.put(upload)
+                self._tally.note(BODY_UPLOADED)
             elif decision.body_copy is not None:
                 self.bodies.copy(
                     *decision.body_copy,
@@ -498,6 +505,7 @@ class Relay:
                     route.destination.account,
                     route.destination.region,
                 )
+                self._tally.note(BODY_COPIED)
         except BodyMissingError as error:
             return refuse(record, self.config, DecisionKind.BODY_MISSING, str(error), self.clock())
         except Exception as error:

@@ -161,9 +161,15 @@ class TestAgainstTheLocalAws:
             if bucket not in [b["Name"] for b in s3.list_buckets()["Buckets"]]:
                 s3.create_bucket(Bucket=bucket)
 
-    def relay(self, send: RecordingSend) -> Relay:
+    def relay(self, send: RecordingSend, metrics: list[dict[str, int]] | None = None) -> Relay:
         bodies = BodyStore(SALES_BUCKET, SALES_ACCOUNT, create=lambda _region: s3_as(SALES_ACCOUNT))
-        return Relay(outbound_config(), send_batch=send, bodies=bodies)
+        written = metrics if metrics is not None else []
+        return Relay(
+            outbound_config(),
+            send_batch=send,
+            bodies=bodies,
+            metrics=lambda _dimensions, counts: written.append(dict(counts)),
+        )
 
     @pytest.mark.parametrize("form", ["wrapped", "attribute"])
     def test_the_body_is_in_the_receivers_bucket_before_the_message_is_sent(
@@ -172,8 +178,10 @@ class TestAgainstTheLocalAws:
         key = f"bodies/{uuid.uuid4()}"
         s3_as(SALES_ACCOUNT).put_object(Bucket=SALES_BUCKET, Key=key, Body=BODY)
         send = RecordingSend()
-        response = self.relay(send)(sqs_event(s3_record(key, form=form)), LambdaContext())
+        metrics: list[dict[str, int]] = []
+        response = self.relay(send, metrics)(sqs_event(s3_record(key, form=form)), LambdaContext())
         assert failed_ids(response) == []
+        assert [m.get("BodiesCopied") for m in metrics] == [1]
         [request] = send.requests
         assert request["QueueUrl"].endswith(f"/{BILLING_ACCOUNT}/Billing-ingress")
         # Under the sending account's own prefix, the only keys its relay may write there; the
