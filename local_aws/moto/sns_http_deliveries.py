@@ -210,9 +210,8 @@ def _post(url: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int 
     request = urllib.request.Request(
         url, data=json.dumps(body).encode(), headers=headers, method="POST"
     )
-    opener = urllib.request.build_opener(_NoRedirect)
     try:
-        with opener.open(request, timeout=DELIVERY_TIMEOUT_SECONDS) as response:
+        with _OPENER.open(request, timeout=DELIVERY_TIMEOUT_SECONDS) as response:
             return response.status, _reason(response.status)
     except urllib.error.HTTPError as error:
         if error.code >= 500:
@@ -233,6 +232,10 @@ def _post(url: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
     def redirect_request(self, *_: Any) -> None:
         return None
+
+
+_OPENER = urllib.request.build_opener(_NoRedirect)
+"""SNS's client for every request: a redirect is an answer, not followed."""
 
 
 def _reason(code: int) -> str:

@@ -65,14 +65,17 @@ class Account:
         )["Role"]["Arn"]
         return arn
 
-    def logged_topic(self, name: str, role_arn: str, sample_rate: int = 100) -> str:
-        """A topic logging SQS deliveries through ``role_arn``, set as ``CreateTopic`` sets it."""
+    def logged_topic(
+        self, name: str, role_arn: str, sample_rate: int = 100, *, protocol: str = "SQS"
+    ) -> str:
+        """A topic logging ``protocol``'s deliveries (its attributes' prefix: ``SQS``,
+        ``HTTP``, ``Lambda``) through ``role_arn``, set as ``CreateTopic`` sets it."""
         arn: str = self.client("sns").create_topic(
             Name=name,
             Attributes={
-                "SQSSuccessFeedbackRoleArn": role_arn,
-                "SQSSuccessFeedbackSampleRate": str(sample_rate),
-                "SQSFailureFeedbackRoleArn": role_arn,
+                f"{protocol}SuccessFeedbackRoleArn": role_arn,
+                f"{protocol}SuccessFeedbackSampleRate": str(sample_rate),
+                f"{protocol}FailureFeedbackRoleArn": role_arn,
             },
         )["TopicArn"]
         return arn

@@ -67,15 +67,7 @@ def account(moto_endpoint: str, new_account: Any) -> Account:
 
 def http_topic(account: Account, name: str) -> str:
     role = account.role(f"{name}-feedback", trust())
-    arn: str = account.client("sns").create_topic(
-        Name=name,
-        Attributes={
-            "HTTPSuccessFeedbackRoleArn": role,
-            "HTTPSuccessFeedbackSampleRate": "100",
-            "HTTPFailureFeedbackRoleArn": role,
-        },
-    )["TopicArn"]
-    return arn
+    return account.logged_topic(name, role, protocol="HTTP")
 
 
 def host_of(account: Account) -> str:

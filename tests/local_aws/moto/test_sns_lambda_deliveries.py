@@ -33,15 +33,7 @@ def account(moto_endpoint: str, new_account: AccountCredentials) -> Account:
 
 def lambda_topic(account: Account, name: str) -> str:
     role = account.role(f"{name}-feedback", trust())
-    arn: str = account.client("sns").create_topic(
-        Name=name,
-        Attributes={
-            "LambdaSuccessFeedbackRoleArn": role,
-            "LambdaSuccessFeedbackSampleRate": "100",
-            "LambdaFailureFeedbackRoleArn": role,
-        },
-    )["TopicArn"]
-    return arn
+    return account.logged_topic(name, role, protocol="Lambda")
 
 
 def function(account: Account, name: str) -> str:
