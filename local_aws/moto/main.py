@@ -62,8 +62,6 @@ def main(argv: list[str] | None = None) -> None:
     delivery_status.register()
     sns_delivery_logs.register()
     sns_http_deliveries.register()
-    # After sns_subscriptions, whose wrapper withholds Lambda deliveries: this one, outside
-    # it, records them instead.
     sns_lambda_deliveries.register()
     resource_policies.register()
     s3_buckets.register()
@@ -97,7 +95,7 @@ def main(argv: list[str] | None = None) -> None:
                 "behaviours_added": [
                     "a FIFO queue's own delay despite DelaySeconds=0",
                     "SNS delivers to an SQS queue in the account its ARN names",
-                    "SNS delivers nothing to a subscription pending confirmation or to Lambda",
+                    "SNS delivers nothing to a subscription pending confirmation",
                     "SNS logs the delivery status of SQS deliveries through the topic's role",
                     "SNS confirms, delivers to and retries HTTP/S subscriptions on mapped hosts",
                     "SNS records Lambda deliveries (accepted, or the function missing) unrun",

@@ -10,7 +10,8 @@ is a client-side error SNS does not retry (404, ``ResourceNotFoundException``), 
 moto's ``Subscription.publish`` (``moto/sns/models.py``) runs the function in Docker, which the
 local AWS has not, and fails the publish when the function is not in moto, as the topology's
 subscribed functions never are (the stacks import them); it keeps no outcome. :func:`register`
-replaces that branch: a message the subscription's filter policy lets through is accepted when
+replaces that branch (it never calls moto's for a Lambda subscription, so it composes with any
+other wrapper of ``Subscription.publish``, inside or outside it): a message the subscription's filter policy lets through is accepted when
 the function is in the local AWS (in the account and region its ARN names) and refused when it
 is not, the outcome counted in the ledger and logged through
 :mod:`local_aws.moto.delivery_status`. The function is not run (:mod:`local_aws.lambda_poller`

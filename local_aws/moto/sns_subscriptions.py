@@ -6,7 +6,7 @@ topic of another account (the topic's policy allows it). SNS then delivers to th
 ARN names, in that queue's account and region; an SQS (or Lambda) subscription is confirmed at
 once, an HTTP(S) or email one only once its endpoint confirms the request SNS sends it.
 
-moto lacks or oversteps four parts of that:
+moto lacks or oversteps three parts of that:
 
 - its CloudFormation has no model for ``AWS::SNS::Subscription`` (``resource_class_from_type``
   in ``moto/cloudformation/parsing.py`` logs "No Moto CloudFormation support" and skips it), so
@@ -16,21 +16,19 @@ moto lacks or oversteps four parts of that:
   backend that made the subscription, which for a subscription held by its topic is the topic's
   account, not the queue's; a queue of the same name there would silently get the message;
 - it delivers to every subscription, confirmed or not, and makes an HTTP(S) delivery a real
-  ``requests.post`` to the endpoint, which the local AWS must never do;
-- it delivers to a Lambda subscription by running the function in Docker, which the local AWS
-  has not, and fails the publish when the function is not in moto, as the topology's
-  subscribed functions never are (the stacks import them); in AWS a failed delivery never
-  fails a publish.
+  ``requests.post`` to the endpoint, which the local AWS must never do.
+
+(Its Lambda deliveries, which run the function in Docker, are
+:mod:`local_aws.moto.sns_lambda_deliveries`' to replace.)
 
 :class:`SubscriptionResource` creates a stack's subscription through moto's SNS backend of the
 topic's account and region (from ``TopicArn``), with the template's attributes, the stack's
 account as its owner, and HTTP(S) and email ones pending confirmation: they receive nothing
 until their endpoint confirms, as in AWS (:mod:`local_aws.moto.sns_http_deliveries` sends the
 confirmation request to an HTTP(S) endpoint whose host is mapped to a loopback stand-in, and
-makes the deliveries; nothing else is sent anywhere). :func:`register` makes moto deliver an SQS message to the account in the queue ARN
-(a queue missing there fails the publish, as moto does for any missing queue) and withhold
-deliveries from a subscription pending confirmation and from Lambda subscriptions (confirmed,
-listed, never invoked). The model registers itself by subclassing when this module is
+makes the deliveries; nothing else is sent anywhere). :func:`register` makes moto deliver an
+SQS message to the account in the queue ARN (a queue missing there fails the publish, as moto
+does for any missing queue) and withhold deliveries from a subscription pending confirmation. The model registers itself by subclassing when this module is
 imported; ``python -m local_aws.moto.main`` imports it and calls :func:`register` before
 starting moto's server.
 """
@@ -141,7 +139,7 @@ class SubscriptionResource(ReplacedOnUpdate, ResourceModel, CloudFormationModel)
 
 def register() -> None:
     """Make moto's SNS deliver to an SQS queue in the account its ARN names, and deliver
-    nothing to a subscription pending confirmation or to a Lambda function. Idempotent.
+    nothing to a subscription pending confirmation. Idempotent.
 
     moto's ``Subscription.publish`` reads the account of an SQS delivery from the
     subscription's ``account_id``; for an SQS subscription that now answers the queue ARN's
@@ -155,7 +153,7 @@ def register() -> None:
 
     @functools.wraps(original)
     def publish(self: Subscription, *args: Any, **kwargs: Any) -> None:
-        if self.attributes.get("PendingConfirmation") or self.protocol == "lambda":
+        if self.attributes.get("PendingConfirmation"):
             return
         original(self, *args, **kwargs)
 
