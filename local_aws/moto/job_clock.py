@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -46,7 +48,7 @@ class JobClock:
             heapq.heappush(self._jobs, _Scheduled(at, next(self._seq), run))
             if self._thread is None:
                 self._thread = threading.Thread(
-                    target=self._loop, name="local-aws-sns-http", daemon=True
+                    target=self._loop, name="local-aws-job-clock", daemon=True
                 )
                 self._thread.start()
             self._changed.notify()
@@ -76,4 +78,9 @@ class JobClock:
                 if wait is None or wait > 0:
                     self._changed.wait(timeout=wait)
                     continue
-            self.run_due()
+            try:
+                self.run_due()
+            except Exception:
+                # A defect in one job must not stop every later one: it goes to the server's
+                # log (an ageing request that meets it fails with it instead).
+                traceback.print_exc(file=sys.stderr)
