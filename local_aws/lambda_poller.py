@@ -150,18 +150,8 @@ class PumpResult:
         return tuple(kept)
 
     def metrics(self) -> dict[str, dict[str, int]]:
-        """Per function and its metrics' dimension values (``Sales-outbound: ...``), the sum
-        of each metric its embedded-metric-format lines carried, as CloudWatch would count
-        them: a line whose ``_aws`` directive names its metrics."""
-        sums: dict[str, dict[str, int]] = {}
-        for invocation in self.invocations:
-            for line in invocation.log_lines:
-                for dimensions, values in _embedded_metrics(line):
-                    key = " ".join([invocation.mapping.function_name, *dimensions])
-                    into = sums.setdefault(key, {})
-                    for name, value in values.items():
-                        into[name] = into.get(name, 0) + value
-        return sums
+        """The metrics its invocations wrote (:func:`summed_metrics`)."""
+        return summed_metrics(self.invocations)
 
     @property
     def errors(self) -> tuple[str, ...]:
@@ -464,8 +454,8 @@ class LambdaPoller:
         )
 
     def metrics(self) -> dict[str, dict[str, int]]:
-        """The metrics every invocation so far wrote (:meth:`PumpResult.metrics`), summed."""
-        return PumpResult(0, tuple(self.invocations)).metrics()
+        """The metrics every invocation so far wrote (:func:`summed_metrics`)."""
+        return summed_metrics(self.invocations)
 
     def _waiting(self, mappings: Sequence[SqsMapping]) -> dict[str, int]:
         """Visible messages per mapped queue that has any."""
@@ -553,6 +543,21 @@ class LambdaPoller:
         """The URL the local AWS serves the queue at: ``<endpoint>/<account>/<queue name>``."""
         arn = parse_queue_arn(queue_arn)
         return f"{self.endpoint_url}/{arn.account}/{arn.name}"
+
+
+def summed_metrics(invocations: Sequence[Invocation]) -> dict[str, dict[str, int]]:
+    """Per function and its metrics' dimension values (``<function> sqs-relay outbound``),
+    the sum of each metric its embedded-metric-format lines carried, as CloudWatch would count
+    them: a line whose ``_aws`` directive names its metrics."""
+    sums: dict[str, dict[str, int]] = {}
+    for invocation in invocations:
+        for line in invocation.log_lines:
+            for dimensions, values in _embedded_metrics(line):
+                key = " ".join([invocation.mapping.function_name, *dimensions])
+                into = sums.setdefault(key, {})
+                for name, value in values.items():
+                    into[name] = into.get(name, 0) + value
+    return sums
 
 
 def _embedded_metrics(line: str) -> list[tuple[list[str], dict[str, int]]]:

@@ -164,13 +164,18 @@ def attribute(topic: Topic, name: str) -> Any:
     return getattr(topic, camelcase_to_underscores(name), None)
 
 
+def logged_protocol(protocol: str) -> str:
+    """A subscription protocol as SNS's delivery-status logging names it: ``http`` and
+    ``https`` are both ``http/s`` (the delivery report names them so too)."""
+    return "http/s" if protocol in ("http", "https") else protocol
+
+
 def feedback_config(topic: Topic, protocol: str) -> FeedbackConfig | None:
     """The topic's logging of a subscription ``protocol`` (``sqs``, ``https``...), if any.
 
     An unset or unreadable sample rate logs no success (the stacks always set one).
     """
-    key = "http/s" if protocol in ("http", "https") else protocol
-    prefix = PROTOCOL_PREFIXES.get(key)
+    prefix = PROTOCOL_PREFIXES.get(logged_protocol(protocol))
     if prefix is None:
         return None
     success = attribute(topic, f"{prefix}SuccessFeedbackRoleArn") or None

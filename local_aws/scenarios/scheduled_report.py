@@ -33,7 +33,7 @@ from typing import Any
 from cross_account_runtime.delivery_report import bucket_paths as bucket_layout
 from cross_account_runtime.delivery_report import job
 from local_aws.accounts import AccountCredentials
-from local_aws.moto.delivery_status import sns_deliveries
+from local_aws.moto.delivery_status import logged_protocol, sns_deliveries
 from local_aws.moto.firehose_s3 import age_firehose_buffers
 from local_aws.moto.sns_http_deliveries import age_http_retries, http_attempts
 from local_aws.scenarios.delivery_logs import analytics_bucket
@@ -55,8 +55,6 @@ ENTRY_SCRIPT = (
 """The job's entry script, the file the deployed schedule's ``EntryPoint`` asset holds."""
 COMPARED = ("deliveries", "successes", "failures", "retried", "retried_succeeded", "http_4xx")
 """The ledger's counts the report also counts (attempts it does not split by destination)."""
-REPORT_PROTOCOLS = {"http": "http/s", "https": "http/s"}
-"""The report's name of a subscription protocol where it differs (SNS logs both as HTTP)."""
 HTTP_RETRY_AGE_SECONDS = 3600.0
 """SNS's longest HTTP/S retry schedule: every delivery has its last attempt by then."""
 
@@ -204,8 +202,7 @@ def compare(
     for row in ledger:
         if row["topic"] not in topics:
             continue
-        protocol = REPORT_PROTOCOLS.get(str(row["protocol"]), str(row["protocol"]))
-        key = (str(row["topic"]), protocol, str(row["destination"]))
+        key = (str(row["topic"]), logged_protocol(str(row["protocol"])), str(row["destination"]))
         counts = {name: int(row[name]) for name in (*COMPARED, "attempts")}
         counted[key] = (str(row["subscription"]), counts)
     return [
