@@ -22,8 +22,11 @@ import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
     from typing import Final, TextIO
+
+    MetricsWriter = Callable[[Mapping[str, str], Mapping[str, int]], None]
+    """Writes one line of counts under dimensions: :func:`write_metrics`, or a test's."""
 
 NAMESPACE: Final = "CrossAccountMessaging"
 """The namespace of every metric the runtimes write (one home; the constructs' alarms and

@@ -78,6 +78,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any, Final
 
+    from cross_account_runtime.common.emf import MetricsWriter
     from cross_account_runtime.relay.invocation import BatchResponse
     from cross_account_runtime.relay.send_batches import BatchCall
     from cross_account_runtime.relay.sending import SendBatch
@@ -117,7 +118,7 @@ class Relay:
         bodies: BodyStore | None = None,
         logger: JsonLogger | None = None,
         clock: Callable[[], float] = time.time,
-        metrics: Callable[[Mapping[str, str], Mapping[str, int]], None] = write_metrics,
+        metrics: MetricsWriter = write_metrics,
     ) -> None:
         self.config = config
         self.send_batch = send_batch if send_batch is not None else SqsClients().send_batch

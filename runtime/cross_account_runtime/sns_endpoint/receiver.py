@@ -71,6 +71,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any, Final
 
+    from cross_account_runtime.common.emf import MetricsWriter
     from cross_account_runtime.sns_endpoint.notification import NotificationHandler
 
     SubscriptionConfirmer = Callable[[str], None]
@@ -166,7 +167,7 @@ class SnsHttpsReceiver:
         certificate_cache: CertificateCache | None = None,
         clock: Callable[[], float] = time.time,
         logger: JsonLogger | None = None,
-        metrics: Callable[[Mapping[str, str], Mapping[str, int]], None] = write_metrics,
+        metrics: MetricsWriter = write_metrics,
     ) -> None:
         self.config = config
         self.process = process
