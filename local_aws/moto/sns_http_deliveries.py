@@ -204,9 +204,21 @@ _attempts: list[Attempt] = []
 _attempts_lock = threading.Lock()
 
 
-def _post(url: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int | None, str]:
-    """One POST as SNS makes it: the status and provider response SNS logs for it (no
-    redirect followed; a timeout or a refused connection has no status)."""
+def _post(
+    url: str, body: dict[str, Any], content_type: str, *, subscription_arn: str | None = None
+) -> tuple[int | None, str]:
+    """One POST as SNS makes it, its headers read off the message (``Type``, ``MessageId``,
+    ``TopicArn``; the subscription's ARN on a notification): the status and provider response
+    SNS logs for it (no redirect followed; a timeout or a refused connection has no status)."""
+    headers = {
+        "Content-Type": content_type,
+        "User-Agent": USER_AGENT,
+        "x-amz-sns-message-type": str(body["Type"]),
+        "x-amz-sns-message-id": str(body["MessageId"]),
+        "x-amz-sns-topic-arn": str(body["TopicArn"]),
+    }
+    if subscription_arn is not None:
+        headers["x-amz-sns-subscription-arn"] = subscription_arn
     request = urllib.request.Request(
         url, data=json.dumps(body).encode(), headers=headers, method="POST"
     )
@@ -271,16 +283,7 @@ def _attempt(delivery: _Delivery, at: float) -> None:
         code, response = None, "UnknownHostException in HttpClient"
     else:
         code, response = _post(
-            url,
-            delivery.body,
-            {
-                "Content-Type": delivery.policy.content_type,
-                "User-Agent": USER_AGENT,
-                "x-amz-sns-message-type": "Notification",
-                "x-amz-sns-message-id": delivery.message_id,
-                "x-amz-sns-topic-arn": subscription.topic.arn,
-                "x-amz-sns-subscription-arn": subscription.arn,
-            },
+            url, delivery.body, delivery.policy.content_type, subscription_arn=subscription.arn
         )
     answered = code is not None and 200 <= code < 500
     retries_left = delivery.attempts <= len(delivery.policy.delays)
@@ -383,17 +386,7 @@ def _request_confirmation(subscription: Subscription) -> None:
     def send(_at: float) -> None:
         url = mapped_url(subscription.endpoint)
         if url is not None:
-            _post(
-                url,
-                body,
-                {
-                    "Content-Type": DEFAULT_CONTENT_TYPE,
-                    "User-Agent": USER_AGENT,
-                    "x-amz-sns-message-type": "SubscriptionConfirmation",
-                    "x-amz-sns-message-id": message_id,
-                    "x-amz-sns-topic-arn": topic_arn,
-                },
-            )
+            _post(url, body, DEFAULT_CONTENT_TYPE)
 
     _dispatcher.schedule(_dispatcher.now(), send)
 
