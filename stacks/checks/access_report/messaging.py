@@ -49,7 +49,8 @@ ACTIONS_THAT_PUBLISH = frozenset({"sns:Publish"})
 ACTIONS_THAT_SUBSCRIBE = frozenset({"sns:Subscribe"})
 """The actions whose grant counts as sending, receiving, publishing or subscribing when a
 queue or topic policy is read: any one of them a statement's action covers, as IAM reads it
-(``policies.action_grants``), makes it a grant of that kind, reported with all its actions. (What the constructs grant senders is ``endpoint_queue.SENDER_ACTIONS``.)"""
+(``policies.action_grants``), makes it a grant of that kind, reported with all its actions.
+(What the constructs grant senders is ``endpoint_queue.SENDER_ACTIONS``.)"""
 
 
 def _queue_record(stack: SynthesizedStack, logical_id: str) -> QueueRecord:
