@@ -67,6 +67,10 @@ class PartnerScript:
                 f"server_error_rate: a probability below 1 (every attempt failing would never "
                 f"end a delivery), got {server_error_rate}"
             )
+        if client_error_on < 1:
+            raise ValueError(
+                f"client_error_on: the message (counted from 1) answered 4xx, got {client_error_on}"
+            )
         self._random = random.Random(seed)
         self._server_error_rate = server_error_rate
         self._client_error_on = client_error_on
