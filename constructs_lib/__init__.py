@@ -20,6 +20,7 @@ from constructs_lib.cross_account_relay import (
     MessageForm,
     ReceiverAddressing,
     RelayDirection,
+    RelayMetric,
     RelayRoute,
 )
 from constructs_lib.delivery_log_bucket import DeliveryLogBucket
@@ -34,6 +35,7 @@ from constructs_lib.endpoint_queue import EndpointQueue, EndpointQueueEncryption
 from constructs_lib.filter_policy import FilterPolicyScope
 from constructs_lib.message_body_bucket import MessageBodyBucket
 from constructs_lib.messaging_alarms import MessagingAlarms
+from constructs_lib.messaging_dashboard import MessagingDashboard
 from constructs_lib.messaging_key import MessagingKey
 from constructs_lib.queue_naming import (
     QueueNameError,
@@ -91,10 +93,12 @@ __all__ = [
     "MessageForm",
     "MessagingAlarms",
     "MessagingChecks",
+    "MessagingDashboard",
     "MessagingKey",
     "QueueNameError",
     "ReceiverAddressing",
     "RelayDirection",
+    "RelayMetric",
     "RelayRoleGuard",
     "RelayRoute",
     "RelayTiming",

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from aws_cdk import Duration, Stack, Token
+from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
@@ -44,6 +45,7 @@ from constructs_lib.defaults import DELAY_QUEUE_DELAY, RELAY_BATCH_SIZE, RELAY_S
 from constructs_lib.endpoint_queue import EndpointQueue, IEndpointQueue
 from constructs_lib.message_body_bucket import MessageBodyBucket
 from constructs_lib.messaging_alarms import MessagingAlarms
+from constructs_lib.messaging_dashboard import MessagingDashboard
 from constructs_lib.messaging_key import MessagingKey
 from constructs_lib.queue_naming import (
     FIFO_SUFFIX,
@@ -329,6 +331,7 @@ class AccountBridge(Construct):
         batch_size: int = RELAY_BATCH_SIZE,
         max_batching_window: Duration | None = None,
         alarms: MessagingAlarms | None = None,
+        dashboard: MessagingDashboard | None = None,
     ) -> None:
         """Create the shadows with the outbound relay, and the ingress queues with the
         inbound relay.
@@ -363,7 +366,11 @@ class AccountBridge(Construct):
         :param max_batching_window: how long Lambda gathers a batch. Default: none.
         :param alarms: the account's :class:`~constructs_lib.MessagingAlarms`, which then watch
             every shadow and ingress queue (the age of its oldest message; a delay queue's
-            shadow holds every message 15 minutes, so not its) and their dead-letter queues.
+            shadow holds every message 15 minutes, so not its) and their dead-letter queues,
+            and each relay (:meth:`~constructs_lib.MessagingAlarms.watch_relay`).
+            Default: none.
+        :param dashboard: the account's :class:`~constructs_lib.MessagingDashboard`, which
+            then shows a section per relay, with the alarms on it and its queues.
             Default: none.
         """
         super().__init__(scope, construct_id)
@@ -380,6 +387,8 @@ class AccountBridge(Construct):
         self._shared_key = shared_key
         self._organization_id = organization_id
         self._alarms = alarms
+        self._dashboard = dashboard
+        self._queue_alarms: list[cloudwatch.IAlarm] = []
         self._timing = RelayTiming.for_batch(batch_size)
         self._max_batching_window = max_batching_window
         self._stack_number = stack_number
@@ -393,9 +402,22 @@ class AccountBridge(Construct):
         local = [_local_name(queue) for queue in local_endpoints]
         planned = _merged(shadows)
         if planned:
-            self.outbound_relay = self._outbound(planned, local)
+            self.outbound_relay = self._watched(OUTBOUND_RELAY_ID, self._outbound(planned, local))
         if ingress:
-            self.inbound_relay = self._inbound(ingress, local, planned)
+            self.inbound_relay = self._watched(
+                INBOUND_RELAY_ID, self._inbound(ingress, local, planned)
+            )
+
+    def _watched(self, relay_id: str, relay: CrossAccountRelay) -> CrossAccountRelay:
+        """The relay, with its alarms and its dashboard section (beside its queues' alarms,
+        made with the queues just before it)."""
+        alarms = [*self._queue_alarms]
+        self._queue_alarms.clear()
+        if self._alarms is not None:
+            alarms += self._alarms.watch_relay(relay_id, relay)
+        if self._dashboard is not None:
+            self._dashboard.show_relay(relay, alarms)
+        return relay
 
     def _relay_queue(
         self, construct_id: str, queue_name: str, *, delay_of: EndpointQueue | None = None
@@ -421,8 +443,12 @@ class AccountBridge(Construct):
         )
         if self._alarms is not None:
             if delay_of is None:
-                self._alarms.watch_endpoint_queue(construct_id, queue.queue)
-            self._alarms.watch_dead_letter_queue(construct_id, queue.dead_letter_queue)
+                self._queue_alarms.append(
+                    self._alarms.watch_endpoint_queue(construct_id, queue.queue)
+                )
+            self._queue_alarms.append(
+                self._alarms.watch_dead_letter_queue(construct_id, queue.dead_letter_queue)
+            )
         return queue
 
     def _outbound(self, shadows: Sequence[BridgeShadow], local: Sequence[str]) -> CrossAccountRelay:

@@ -149,9 +149,24 @@ MAX_MESSAGE_AGE_RANGE_SECONDS = (60, int(SQS_RETENTION_RANGE[1].to_seconds()))
 """From a minute (one metric period's worth of noise) to SQS's longest retention."""
 ALARM_EVALUATION_PERIOD = Duration.minutes(5)
 """The alarms' metric period: one alarm evaluation every five minutes."""
+PERSISTING_FAILURE_PERIODS = 3
+"""Periods in a row with failures before a failure that SQS or SNS retries by itself is an
+alarm: a relay's ``Failed`` messages (a throttled or refused send, retried on the next receive)
+and the SNS endpoint's 5xx answers (retried along the delivery policy). A passing throttle
+recovers within a period; a quarter of an hour of them is a destination, key or handler that
+stays broken. What is never retried (a message dead-lettered or expired, a refused signature,
+a function error) alarms on its first period."""
 ALARM_PERIODS_UNDER_A_MINUTE_SECONDS = (1, 5, 10, 30)
 """The periods under a minute CloudWatch takes for a metric alarm (high resolution); longer
 ones must be whole minutes."""
+
+QUEUES_PER_GRAPH = 25
+"""Queues one dashboard graph of oldest-message ages shows (a relay reading more gets more
+graphs): a legend of some two dozen names stays readable, where CloudWatch would take 500
+metrics in one graph."""
+ALARMS_PER_STATUS_WIDGET = 100
+"""The most alarms CloudWatch shows in one alarm status widget (the dashboard body's
+``alarms`` array takes 1 to 100 ARNs); more go into further widgets."""
 
 # Topics ------------------------------------------------------------------------------------
 

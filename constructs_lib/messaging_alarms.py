@@ -2,7 +2,10 @@
 
 A failed SNS delivery, a message parked in any DLQ and a message that waits too long in an
 endpoint queue are the three ways a message can stop moving; each gets an alarm, optionally
-notifying an alarm topic.
+notifying an alarm topic. The bridge's functions add theirs: a relay's errors and throttles,
+the messages it dead-lettered, let expire or could not send (its metrics,
+:class:`~constructs_lib.RelayMetric`), and an SNS HTTPS endpoint's errors, 5xx answers, refused
+signatures and dedupe table throttles.
 """
 
 from __future__ import annotations
@@ -16,13 +19,17 @@ from constructs import Construct
 
 from constructs_lib._private.attributes import Attribute
 from constructs_lib._private.keywords import checked, checked_keywords
+from constructs_lib.cross_account_relay import CrossAccountRelay, RelayMetric
 from constructs_lib.defaults import (
     ALARM_EVALUATION_PERIOD,
     ALARM_PERIODS_UNDER_A_MINUTE_SECONDS,
     MAX_MESSAGE_AGE,
     MAX_MESSAGE_AGE_RANGE_SECONDS,
+    PERSISTING_FAILURE_PERIODS,
 )
+from constructs_lib.sns_https_endpoint import SnsHttpsEndpoint
 from constructs_lib.validation import require_local, require_range
+from cross_account_runtime.sns_endpoint.receiver import SIGNATURE_REFUSED_METRIC
 
 _LOCAL_METRICS = (
     "CloudWatch keeps its metrics in its own account alone, so an alarm here would watch "
@@ -91,6 +98,28 @@ class MessagingAlarms(Construct):
         self._period = evaluation_period
         self.alarms = []
 
+    def _above_zero(
+        self,
+        alarm_id: str,
+        metric: cloudwatch.Metric | cloudwatch.MathExpression,
+        description: str,
+        *,
+        periods: int = 1,
+    ) -> cloudwatch.Alarm:
+        """An alarm when ``metric`` is above zero in ``periods`` periods in a row."""
+        return self._add(
+            metric.create_alarm(
+                self,
+                alarm_id,
+                alarm_description=description,
+                threshold=0,
+                comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+                evaluation_periods=periods,
+                datapoints_to_alarm=periods,
+                treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
+            )
+        )
+
     def _add(self, alarm: cloudwatch.Alarm) -> cloudwatch.Alarm:
         if self._action:
             alarm.add_alarm_action(self._action)
@@ -153,3 +182,99 @@ class MessagingAlarms(Construct):
                 treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
             )
         )
+
+    @checked_keywords
+    def watch_relay(self, alarm_id: str, relay: CrossAccountRelay) -> list[cloudwatch.Alarm]:
+        """Alarms on a relay: its function's errors (a batch that failed whole) and throttles,
+        the messages it dead-lettered or found expired, and ``Failed`` messages over
+        :data:`~constructs_lib.defaults.PERSISTING_FAILURE_PERIODS` periods in a row (a send
+        that keeps failing: a destination missing, a key refusing)."""
+        require_local("relay", relay.function, self, "a relay", _LOCAL_METRICS)
+        period = self._period
+        name = relay.service_name
+        return [
+            self._above_zero(
+                f"{alarm_id}Errors",
+                relay.function.metric_errors(period=period, statistic="Sum"),
+                f"The relay {name} failed whole batches (function errors): its log group "
+                "holds the traceback; the batches return to their queues",
+            ),
+            self._above_zero(
+                f"{alarm_id}Throttles",
+                relay.function.metric_throttles(period=period, statistic="Sum"),
+                f"Lambda throttled the relay {name}: the account's or the function's "
+                "concurrency is spent, and its queues wait",
+            ),
+            self._above_zero(
+                f"{alarm_id}DeadLettered",
+                relay.metric(RelayMetric.DEAD_LETTERED, period=period),
+                f"The relay {name} dead-lettered messages: its DeadLettered.<reason> metrics "
+                "and log lines (outcome dead_lettered) say why; redrive them once fixed",
+            ),
+            self._above_zero(
+                f"{alarm_id}Expired",
+                relay.metric(RelayMetric.EXPIRED, period=period),
+                f"The relay {name} dropped messages whose time to be received had run out "
+                "(acknowledged, never delivered): is a queue of the route backed up?",
+            ),
+            self._above_zero(
+                f"{alarm_id}Failed",
+                relay.metric(RelayMetric.FAILED, period=period),
+                f"The relay {name} has failed to send messages for "
+                f"{PERSISTING_FAILURE_PERIODS} periods in a row (SQS redelivers them, then "
+                "dead-letters): its log lines name the outcome (destination_missing, "
+                "key_refused, send_failed)",
+                periods=PERSISTING_FAILURE_PERIODS,
+            ),
+        ]
+
+    @checked_keywords
+    def watch_sns_endpoint(
+        self, alarm_id: str, endpoint: SnsHttpsEndpoint
+    ) -> list[cloudwatch.Alarm]:
+        """Alarms on an SNS HTTPS endpoint: its function's errors, refused signatures,
+        throttles of its dedupe table, and 5xx answers over
+        :data:`~constructs_lib.defaults.PERSISTING_FAILURE_PERIODS` periods in a row (SNS
+        retries each along the delivery policy, then dead-letters it)."""
+        require_local("endpoint", endpoint.function, self, "an endpoint", _LOCAL_METRICS)
+        period = self._period
+        name = endpoint.service_name
+        table = endpoint.table
+        throttles = cloudwatch.MathExpression(
+            expression="reads + writes",
+            using_metrics={
+                "reads": table.metric("ReadThrottleEvents", period=period, statistic="Sum"),
+                "writes": table.metric("WriteThrottleEvents", period=period, statistic="Sum"),
+            },
+            label="Dedupe table throttle events",
+            period=period,
+        )
+        return [
+            self._above_zero(
+                f"{alarm_id}Errors",
+                endpoint.function.metric_errors(period=period, statistic="Sum"),
+                f"The SNS endpoint {name} failed unexpectedly (function errors): its log "
+                "group holds the traceback; SNS retries the deliveries",
+            ),
+            self._above_zero(
+                f"{alarm_id}SignatureRefused",
+                endpoint.metric(SIGNATURE_REFUSED_METRIC, period=period),
+                f"The SNS endpoint {name} refused messages whose signature did not verify: "
+                "forged posts to its URL, or a signing certificate it cannot fetch",
+            ),
+            self._above_zero(
+                f"{alarm_id}DedupeThrottles",
+                throttles,
+                f"DynamoDB throttled the dedupe table of the SNS endpoint {name}: deliveries "
+                "are answered 5xx and retried by SNS",
+            ),
+            self._above_zero(
+                f"{alarm_id}Url5xx",
+                endpoint.metric_url_5xx(period=period),
+                f"The SNS endpoint {name} has answered 5xx for {PERSISTING_FAILURE_PERIODS} "
+                "periods in a row: SNS retries, then moves the deliveries to the "
+                "subscription's dead-letter queue; its log lines (outcome retry or error) "
+                "say why",
+                periods=PERSISTING_FAILURE_PERIODS,
+            ),
+        ]

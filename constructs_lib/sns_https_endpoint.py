@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from aws_cdk import CfnOutput, Duration, RemovalPolicy, Token
+from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
@@ -26,6 +27,7 @@ from constructs_lib._private.keywords import checked
 from constructs_lib._private.lambda_assets import dependencies_layer, runtime_code
 from constructs_lib._private.lambda_function import role_with_own_logs, runtime_function
 from constructs_lib.defaults import (
+    ALARM_EVALUATION_PERIOD,
     LAMBDA_MEMORY_RANGE_MB,
     LOG_RETENTION,
     SNS_ENDPOINT_MEMORY_MB,
@@ -33,12 +35,14 @@ from constructs_lib.defaults import (
 )
 from constructs_lib.delivery_logged_topic import DeliveryLoggedTopic, IDeliveryLoggedTopic
 from constructs_lib.validation import require_range, require_topic_arn
+from cross_account_runtime.common.emf import NAMESPACE, SERVICE_DIMENSION
 from cross_account_runtime.common.json_log import ENV_SERVICE_NAME
 from cross_account_runtime.delivery_policy.policy import (
     DELIVERY_TIMEOUT_SECONDS,
     HttpDeliveryPolicy,
 )
 from cross_account_runtime.sns_endpoint.config import (
+    DEFAULT_SERVICE_NAME,
     ENV_ALLOWED_TOPIC_ARNS,
     ENV_DEDUPE_TABLE,
     ENV_HANDLER,
@@ -90,6 +94,9 @@ class SnsHttpsEndpoint(Construct):
     url = Attribute[lambda_.FunctionUrl]("The function URL SNS posts to.")
     subscription = Attribute[sns.Subscription]("The HTTPS subscription to the topic.")
     dead_letter_queue = Attribute[sqs.IQueue]("The subscription's own dead-letter queue.")
+    service_name = Attribute[str](
+        "The ``service`` of its log lines and metrics: ``sns-https-endpoint-<construct id>``."
+    )
 
     def __init__(
         self,
@@ -168,6 +175,7 @@ class SnsHttpsEndpoint(Construct):
             "dynamodb:DeleteItem",
             "dynamodb:GetItem",
         )
+        self.service_name = f"{DEFAULT_SERVICE_NAME}-{construct_id}"
         extra = [Path(handler_code)] if handler_code is not None else []
         self.function = runtime_function(
             self,
@@ -183,7 +191,7 @@ class SnsHttpsEndpoint(Construct):
                 ENV_DEDUPE_TABLE: self.table.table_name,
                 ENV_HANDLER: handler,
                 ENV_REPLAY_WINDOW_SECONDS: str(int(window.to_seconds())),
-                ENV_SERVICE_NAME: f"sns-https-endpoint-{construct_id}",
+                ENV_SERVICE_NAME: self.service_name,
             },
         )
         self.url = self.function.add_function_url(auth_type=lambda_.FunctionUrlAuthType.NONE)
@@ -191,3 +199,26 @@ class SnsHttpsEndpoint(Construct):
             construct_id, self.url.url, delivery_policy=policy
         )
         CfnOutput(self, "Url", value=self.url.url, description="The HTTPS endpoint SNS posts to")
+
+    def metric(
+        self, name: str, *, period: Duration | None = None, statistic: str = "Sum"
+    ) -> cloudwatch.Metric:
+        """One of the counts it writes per delivery under its service: an answer's outcome
+        (``Processed``, ``Duplicate``, ``Rejected``, ``Retry``, ...) or ``SignatureRefused``;
+        ``period`` defaults to the alarms' (5 minutes)."""
+        return cloudwatch.Metric(
+            namespace=NAMESPACE,
+            metric_name=name,
+            dimensions_map={SERVICE_DIMENSION: self.service_name},
+            period=period or ALARM_EVALUATION_PERIOD,
+            statistic=statistic,
+        )
+
+    def metric_url_5xx(
+        self, *, period: Duration | None = None, statistic: str = "Sum"
+    ) -> cloudwatch.Metric:
+        """The function URL's answers of 500 to 599 (Lambda's ``Url5xxCount``): what SNS
+        retries, then dead-letters; ``period`` defaults to the alarms' (5 minutes)."""
+        return self.function.metric(
+            "Url5xxCount", period=period or ALARM_EVALUATION_PERIOD, statistic=statistic
+        )

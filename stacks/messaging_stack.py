@@ -1,5 +1,5 @@
 """An account's messaging stack: the queues, topics, subscriptions and relays the stack plan gives
-it, and their alarms.
+it, their alarms, and its dashboard (named as the stack).
 
 An account has one stack, or as many as its units need (:mod:`stacks.placement.plan`); each
 builds its own units the same way, so a unit's construct ids (and its resources' logical ids)
@@ -27,6 +27,7 @@ from constructs_lib import (
     EndpointQueue,
     MessageBodyBucket,
     MessagingAlarms,
+    MessagingDashboard,
     MessagingKey,
 )
 from constructs_lib.defaults import RELAY_BATCH_SIZE
@@ -45,6 +46,7 @@ from stacks.topology.stack_ids import (
     ALARMS_ID,
     BODY_BUCKET_ID,
     BODY_BUCKET_OUTPUT_ID,
+    DASHBOARD_ID,
     QUEUE_KEY_ID,
     endpoint_id,
     endpoint_output_ids,
@@ -119,6 +121,12 @@ class MessagingAccountStack(Stack):
             alarm_topic=alarm_topic,
             max_message_age=Duration.seconds(settings.max_message_age_seconds),
         )
+        # Dashboards are global in an account, and its stacks' names unique in it.
+        self.dashboard = (
+            MessagingDashboard(self, DASHBOARD_ID, dashboard_name=planned.name)
+            if planned.units
+            else None
+        )
         self.organization_id = _shared_organization(topology)
         self.queue_key = (
             MessagingKey(self, QUEUE_KEY_ID, alias_name=queue_key_alias(planned.number))
@@ -141,6 +149,12 @@ class MessagingAccountStack(Stack):
         for endpoint in endpoints:
             self._subscriptions_from_other_stacks(endpoint)
         self._bridge()
+        if self.dashboard is not None:
+            shown = self.dashboard.shown_alarms
+            self.dashboard.show_alarms(
+                "Endpoint queues, topics and subscriptions",
+                [alarm for alarm in self.alarms.alarms if alarm not in shown],
+            )
 
     def _body_bucket(self) -> MessageBodyBucket | None:
         """The bucket this account's endpoints configure for bodies over SQS's limit, which
@@ -230,6 +244,7 @@ class MessagingAccountStack(Stack):
             # queues hide and redrive messages accordingly.
             batch_size=RELAY_BATCH_SIZE,
             alarms=self.alarms,
+            dashboard=self.dashboard,
         )
 
     def _endpoint_queue(self, endpoint: Endpoint) -> EndpointQueue:

@@ -30,11 +30,13 @@ from cross_account_runtime.relay.config_format import (
     ReceiverAddressing,
     RelayDirection,
 )
+from cross_account_runtime.relay.outcomes import RelayMetric
 
 __all__ = [
     "CrossAccountRelay",
     "MessageForm",
     "ReceiverAddressing",
     "RelayDirection",
+    "RelayMetric",
     "RelayRoute",
 ]

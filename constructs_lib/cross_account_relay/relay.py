@@ -7,11 +7,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from aws_cdk import Duration, Stack
+from aws_cdk import Duration, Names, Stack
+from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_lambda_event_sources as event_sources
 from aws_cdk import aws_logs as logs
+from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from constructs_lib._private.attributes import Attribute
@@ -34,6 +36,7 @@ from constructs_lib.cross_account_relay.validate_keywords import (
     validate_route,
 )
 from constructs_lib.defaults import (
+    ALARM_EVALUATION_PERIOD,
     LOG_RETENTION,
     RELAY_BATCH_SIZE,
     RELAY_FIFO_BATCH_SIZE,
@@ -43,12 +46,16 @@ from constructs_lib.defaults import (
 from constructs_lib.endpoint_queue.queue import endpoint_queue_of
 from constructs_lib.message_body_bucket import MessageBodyBucket
 from constructs_lib.relay_timing import RelayTiming
+from cross_account_runtime.common.emf import NAMESPACE, SERVICE_DIMENSION
+from cross_account_runtime.common.json_log import ENV_SERVICE_NAME
 from cross_account_runtime.relay.config_format import (
+    DEFAULT_SERVICE_NAME,
     ENV_BODY_BUCKET,
     ENV_CONFIGURATION,
     ENV_HOME,
     RelayDirection,
 )
+from cross_account_runtime.relay.outcomes import DIRECTION_DIMENSION, RelayMetric
 
 
 @checked
@@ -93,6 +100,17 @@ class CrossAccountRelay(Construct):
     function = Attribute[lambda_.Function]("The relay's Lambda function.")
     configuration = Attribute[str](
         "The relay's configuration file, as written into its code asset."
+    )
+    direction = Attribute[RelayDirection]("Outbound or inbound.")
+    service_name = Attribute[str](
+        "The ``service`` of its log lines and metrics: its role's name when fixed, else "
+        "``sqs-relay-<unique id>``; one per function, so alarms tell relays apart."
+    )
+    source_queues = Attribute[list[sqs.IQueue]]("The queues it reads, one per route.")
+    delay_queues = Attribute[list[sqs.IQueue]](
+        "The queues of its delayed routes, among ``source_queues``: they hold every message "
+        "until it is nearly due, so the age of their oldest message says nothing of a route's "
+        "health."
     )
 
     def __init__(
@@ -184,9 +202,12 @@ class CrossAccountRelay(Construct):
         if any(route.body_bucket is not None for route in routes):
             grant_body_puts(self.role, stack, routes)
         configuration = configuration_file(stack, direction, routes, local_endpoints)
+        self.direction = direction
+        self.service_name = role_name or f"{DEFAULT_SERVICE_NAME}-{Names.unique_id(self)}"
         environment = {
             ENV_CONFIGURATION: CONFIGURATION_FILE,
             ENV_HOME: f"arn:{stack.partition}:sqs:{stack.region}:{stack.account}",
+            ENV_SERVICE_NAME: self.service_name,
         }
         if own_bucket is not None:
             environment[ENV_BODY_BUCKET] = own_bucket
@@ -203,6 +224,8 @@ class CrossAccountRelay(Construct):
         """The relay's function: it reads every route's queue."""
         self.configuration = configuration
         """The configuration file's text, as the function's code asset holds it."""
+        self.source_queues = [route.source_queue.queue for route in routes]
+        self.delay_queues = [route.source_queue.queue for route in routes if route.delayed]
         for route in routes:
             route.source_queue.queue.grant_consume_messages(self.role)
             fifo = bool(route.source_queue.queue.fifo)
@@ -215,3 +238,25 @@ class CrossAccountRelay(Construct):
                     report_batch_item_failures=True,
                 )
             )
+
+    def metric(
+        self,
+        name: RelayMetric | str,
+        *,
+        period: Duration | None = None,
+        statistic: str = "Sum",
+    ) -> cloudwatch.Metric:
+        """One of the counts its batches write (:class:`RelayMetric`; an outcome such as
+        ``SendFailed`` or a reason such as ``DeadLettered.DestinationMissing`` by name), under
+        its service and direction, in CloudWatch's namespace for the runtimes; ``period``
+        defaults to the alarms' (5 minutes)."""
+        return cloudwatch.Metric(
+            namespace=NAMESPACE,
+            metric_name=str(name),
+            dimensions_map={
+                SERVICE_DIMENSION: self.service_name,
+                DIRECTION_DIMENSION: str(self.direction),
+            },
+            period=period or ALARM_EVALUATION_PERIOD,
+            statistic=statistic,
+        )

@@ -2,7 +2,8 @@
 (:mod:`local_aws.moto.cloudformation`, :mod:`local_aws.moto.sns_subscriptions`,
 :mod:`local_aws.moto.resource_policies`), a bucket's configurations from templates
 (:mod:`local_aws.moto.s3_buckets`), SNS deliveries into the queue's account
-(:mod:`local_aws.moto.sns_subscriptions`), SNS delivery-status logs of those deliveries
+(:mod:`local_aws.moto.sns_subscriptions`), CloudWatch alarms from templates
+(:mod:`local_aws.moto.cloudwatch_alarms`), SNS delivery-status logs of those deliveries
 (:mod:`local_aws.moto.sns_delivery_logs`, over :mod:`local_aws.moto.delivery_status`), HTTP/S
 deliveries to mapped hosts with their confirmation and retries
 (:mod:`local_aws.moto.sns_http_deliveries`), Lambda deliveries recorded, not run
@@ -44,6 +45,7 @@ from local_aws.moto.cloudformation import (
     DeliveryStreamResource,
     EmrServerlessApplicationResource,
 )
+from local_aws.moto.cloudwatch_alarms import AlarmResource
 from local_aws.moto.logs_destinations import DestinationResource, SubscriptionFilterResource
 from local_aws.moto.resource_policies import (
     BucketPolicyResource,
@@ -76,6 +78,7 @@ def main(argv: list[str] | None = None) -> None:
         BucketPolicyResource.cloudformation_type(),
         DestinationResource.cloudformation_type(),
         SubscriptionFilterResource.cloudformation_type(),
+        AlarmResource.cloudformation_type(),
     ]
     print(
         json.dumps(

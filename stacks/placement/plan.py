@@ -41,7 +41,15 @@ from stacks.placement.plan_file import (
     describe_stack,
     read_plan,
 )
-from stacks.placement.units import KEY, RELAY, StackUnit, UnitKind, account_units, unit_key
+from stacks.placement.units import (
+    DASHBOARD,
+    KEY,
+    RELAY,
+    StackUnit,
+    UnitKind,
+    account_units,
+    unit_key,
+)
 from stacks.quotas.table import CLOUDFORMATION_OUTPUTS, CLOUDFORMATION_RESOURCES
 from stacks.topology.model import Account, Endpoint, KeyGranularity, Topology
 from stacks.topology.stack_ids import stack_name
@@ -82,11 +90,12 @@ class AccountStack:
 
     @property
     def resources(self) -> int:
-        """The resources its template will hold: its units', and a relay per direction that
-        reads queues here."""
+        """The resources its template will hold: its units', a relay per direction that
+        reads queues here, and its dashboard."""
         relays = {unit.relay for unit in self.units} - {None}
         key = KEY if self.shared_key and any(unit.queues for unit in self.units) else 0
-        return sum(unit.resources for unit in self.units) + RELAY * len(relays) + key
+        dashboard = DASHBOARD if self.units else 0
+        return sum(unit.resources for unit in self.units) + RELAY * len(relays) + key + dashboard
 
     @property
     def outputs(self) -> int:

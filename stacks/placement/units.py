@@ -62,8 +62,13 @@ LAMBDA_SUBSCRIPTION = SUBSCRIPTION + 1
 BODY_BUCKET = 6
 """A ``MessageBodyBucket``: the bucket, its access-log bucket, a policy each, the key and its
 alias."""
-RELAY = 4
-"""A ``CrossAccountRelay``'s function, log group, role and role policy."""
+RELAY_ALARMS = 5
+"""A relay's alarms (``MessagingAlarms.watch_relay``): errors, throttles, dead-lettered,
+expired and persistently failed messages."""
+RELAY = 4 + RELAY_ALARMS
+"""A ``CrossAccountRelay``'s function, log group, role and role policy, and its alarms."""
+DASHBOARD = 1
+"""The stack's ``MessagingDashboard``, in every stack that holds a unit."""
 QUEUE_OUTPUTS = 3
 """An endpoint queue's transport address, URL and dead-letter queue ARN."""
 

@@ -26,6 +26,7 @@ from stacks.topology.topics import Topic, TopicSubscription
 
 STACK_NAME_PREFIX = "Messaging-"
 ALARMS_ID = "Alarms"
+DASHBOARD_ID = "Dashboard"
 BODY_BUCKET_ID = "MessageBodies"
 BODY_BUCKET_OUTPUT_ID = "MessageBodyBucketName"
 QUEUE_KEY_ID = "QueueKey"
@@ -102,7 +103,7 @@ _STACK_ITSELF = ("the stack itself", "topology")
 def _declared(topology: Topology, account: str) -> Iterator[tuple[str, str, tuple[str, str]]]:
     """(kind, id, (what declares it, its field path)) for the ids of ``account``'s stack that
     come from names."""
-    for name in (ALARMS_ID, BODY_BUCKET_ID, OUTBOUND_RELAY_ID, INBOUND_RELAY_ID):
+    for name in (ALARMS_ID, DASHBOARD_ID, BODY_BUCKET_ID, OUTBOUND_RELAY_ID, INBOUND_RELAY_ID):
         yield "construct", name, _STACK_ITSELF
     if topology.keys is KeyGranularity.PER_ACCOUNT:
         yield "construct", QUEUE_KEY_ID, _STACK_ITSELF

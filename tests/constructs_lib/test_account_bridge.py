@@ -6,6 +6,7 @@ pair (queue names, role names, who the ingress queues admit)."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -22,6 +23,7 @@ from constructs_lib import (
     CrossAccountRelay,
     EndpointQueue,
     MessagingAlarms,
+    MessagingDashboard,
     RelayDirection,
     RelayTiming,
     relay_role_arn,
@@ -76,6 +78,7 @@ def synthesized(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
         local_endpoints=[sales_queue],
         ingress=[BridgeIngress(sales_queue, sender_accounts=[BridgeAccount("Billing", BILLING)])],
         alarms=MessagingAlarms(sales, "Alarms"),
+        dashboard=MessagingDashboard(sales, "Dashboard", dashboard_name="Messaging-Sales"),
     )
     billing_bridge = AccountBridge(
         billing,
@@ -222,9 +225,34 @@ def test_the_inbound_relay_delivers_to_a_released_endpoint_what_it_reaches_by_na
     }
 
 
-def test_the_alarms_watch_the_relay_queues(synthesized: Synthesized) -> None:
-    alarms = synthesized.sales.find_resources("AWS::CloudWatch::Alarm")
-    assert len(alarms) == 5  # the shadow's and the ingress queue's age, and three DLQs
+def test_the_alarms_watch_the_relay_queues_and_the_relays(synthesized: Synthesized) -> None:
+    alarms = synthesized.sales.find_resources("AWS::CloudWatch::Alarm").values()
+    assert Counter(a["Properties"]["MetricName"] for a in alarms) == {
+        # The shadow's and the ingress queue's oldest message, and three DLQs.
+        "ApproximateAgeOfOldestMessage": 2,
+        "ApproximateNumberOfMessagesVisible": 3,
+        # Each relay's function and messages.
+        "Errors": 2,
+        "Throttles": 2,
+        "DeadLettered": 2,
+        "Expired": 2,
+        "Failed": 2,
+    }
+
+
+def test_the_dashboard_shows_each_relay_with_its_alarms_and_queues(
+    synthesized: Synthesized,
+) -> None:
+    ((_, dashboard),) = synthesized.sales.find_resources("AWS::CloudWatch::Dashboard").items()
+    body = json.dumps(dashboard["Properties"]["DashboardBody"])
+    for text in (
+        "## Outbound relay messaging-relay-outbound-Sales",
+        "## Inbound relay messaging-relay-inbound-Sales",
+    ):
+        assert text in body
+    alarm_ids = set(synthesized.sales.find_resources("AWS::CloudWatch::Alarm"))
+    shown = {ref for ref in alarm_ids if f'"{ref}", "Arn"' in body}
+    assert shown == alarm_ids
 
 
 def stack() -> Stack:

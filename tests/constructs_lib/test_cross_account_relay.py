@@ -125,6 +125,8 @@ def test_the_function_runs_the_relay_named_its_configuration_file_and_home(
                 ["arn:", {"Ref": "AWS::Partition"}, f":sqs:us-east-1:{SALES}"],
             ]
         },
+        # Its role's name: the metrics' Service, by which its alarms find this relay's.
+        "POWERTOOLS_SERVICE_NAME": "messaging-relay-outbound-Sales",
     }
 
 
@@ -421,6 +423,7 @@ def test_any_number_of_routes_is_read_by_one_function_whose_environment_stays_sm
         "RELAY_CONFIGURATION",
         "RELAY_HOME",
         "RELAY_BODY_BUCKET",
+        "POWERTOOLS_SERVICE_NAME",
     }
     mappings = synthesized.template.find_resources("AWS::Lambda::EventSourceMapping").values()
     assert len(mappings) == len(names)

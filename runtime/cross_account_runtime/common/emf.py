@@ -36,6 +36,9 @@ MAX_METRICS: Final = 100
 MAX_DIMENSIONS: Final = 30
 """CloudWatch takes at most 30 dimensions in one dimension set."""
 COUNT: Final = "Count"
+SERVICE_DIMENSION: Final = "Service"
+"""The dimension every line carries: the function's service name (``POWERTOOLS_SERVICE_NAME``),
+one per function, which the constructs set, so that an alarm tells functions apart."""
 
 
 def metric_name(value: str) -> str:

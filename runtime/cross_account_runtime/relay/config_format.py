@@ -119,9 +119,9 @@ FILE_ADDRESS_BOOKS: Final = "addressBooks"
 FILE_MEMBERS: Final = (FILE_DIRECTION, FILE_ROUTES, FILE_LOCAL_ENDPOINTS, FILE_ADDRESS_BOOKS)
 
 DEFAULT_SERVICE_NAME: Final = "sqs-relay"
-"""The log lines' ``service`` when ``POWERTOOLS_SERVICE_NAME`` is unset, as the CDK construct
-leaves it: every relay's lines then share one name to query by, and each function's own log
-group tells the relays apart."""
+"""The log lines' ``service`` when ``POWERTOOLS_SERVICE_NAME`` is unset. The CDK construct sets
+it per function (its role's name), since the service is also the metrics' dimension, by which
+alarms tell relays apart."""
 
 ROUTE_DESTINATION: Final = "destination"
 ROUTE_DEAD_LETTER_QUEUE: Final = "deadLetterQueue"

@@ -65,15 +65,31 @@ BODY_COPIED = "BodiesCopied"
 BODY_UPLOADED = "BodiesUploaded"
 """A body put in S3 because it no longer fits inline once rewritten."""
 
-CORE: tuple[str, ...] = (
-    "Records",
-    "Forwarded",
-    "DeadLettered",
-    "Expired",
-    "Failed",
-    "SendRequests",
-)
-"""The counts every batch writes."""
+DIRECTION_DIMENSION = "Direction"
+"""The dimension beside the service's (:data:`~cross_account_runtime.common.emf.SERVICE_DIMENSION`)
+on every relay metric: ``outbound`` or ``inbound``."""
+
+
+class RelayMetric(enum.StrEnum):
+    """The counts every batch writes, zeros included (the constructs' alarms and dashboard read
+    them by these names)."""
+
+    RECORDS = "Records"
+    """Messages the batch brought."""
+    FORWARDED = "Forwarded"
+    """Sent on to their destination."""
+    DEAD_LETTERED = "DeadLettered"
+    """Sent to the source queue's dead-letter queue by the relay itself."""
+    EXPIRED = "Expired"
+    """Acknowledged undelivered: their time to be received had run out."""
+    FAILED = "Failed"
+    """Reported failed, so SQS delivers them again (a send failure among them)."""
+    SEND_REQUESTS = "SendRequests"
+    """``SendMessageBatch`` calls made."""
+
+
+CORE: tuple[RelayMetric, ...] = tuple(RelayMetric)
+"""The counts every batch writes, in the order :func:`batch_counts` takes them."""
 
 
 class OutcomeTally:
@@ -105,7 +121,7 @@ class OutcomeTally:
 
 def batch_counts(core: tuple[int, ...], tally: OutcomeTally) -> dict[str, int]:
     """The metrics of one batch: the :data:`CORE` counts (in that order), then the tally's."""
-    counts = dict(zip(CORE, core, strict=True))
+    counts: dict[str, int] = {str(name): number for name, number in zip(CORE, core, strict=True)}
     for outcome, number in sorted(tally.outcomes.items()):
         name = metric_name(outcome)
         if name not in counts:

@@ -53,7 +53,7 @@ import time
 import traceback
 
 from cross_account_runtime.common.aws_clients import WORST_CASE_CALL_SECONDS
-from cross_account_runtime.common.emf import write_metrics
+from cross_account_runtime.common.emf import SERVICE_DIMENSION, write_metrics
 from cross_account_runtime.common.json_log import JsonLogger, default_logger
 from cross_account_runtime.relay.bodies import BodyMissingError, BodyStore
 from cross_account_runtime.relay.config import RelayConfig
@@ -64,6 +64,7 @@ from cross_account_runtime.relay.invocation import Invocation, event_records
 from cross_account_runtime.relay.outcomes import (
     BODY_COPIED,
     BODY_UPLOADED,
+    DIRECTION_DIMENSION,
     LoggedOutcome,
     OutcomeTally,
     batch_counts,
@@ -172,7 +173,10 @@ class Relay:
             function_request_id=state.request_id,
         )
         core = (len(records), len(forwarded), dead_lettered, state.expired, len(failed), calls)
-        dimensions = {"Service": self.logger.service, "Direction": str(self.config.direction)}
+        dimensions = {
+            SERVICE_DIMENSION: self.logger.service,
+            DIRECTION_DIMENSION: str(self.config.direction),
+        }
         self.metrics(dimensions, batch_counts(core, self._tally))
         self._cold = False
         return {

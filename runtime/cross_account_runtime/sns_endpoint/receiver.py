@@ -36,7 +36,7 @@ import traceback
 from dataclasses import dataclass
 
 from cross_account_runtime.common.configuration import ConfigurationError
-from cross_account_runtime.common.emf import metric_name, write_metrics
+from cross_account_runtime.common.emf import SERVICE_DIMENSION, metric_name, write_metrics
 from cross_account_runtime.common.json_log import JsonLogger, default_logger
 from cross_account_runtime.sns_endpoint import signature as sns_signature
 from cross_account_runtime.sns_endpoint.config import (
@@ -107,6 +107,9 @@ class AnswerOutcome(enum.StrEnum):
 
 SIGNATURE_REFUSED = "signature"
 """The ``refused`` fact of a delivery whose signature or certificate did not verify."""
+SIGNATURE_REFUSED_METRIC: Final = "SignatureRefused"
+"""The metric counting those deliveries: forgeries, or a certificate the endpoint cannot
+fetch (the constructs alarm on it)."""
 
 
 def delivery_counts(answer: Answer, facts: Mapping[str, object]) -> dict[str, int]:
@@ -117,7 +120,7 @@ def delivery_counts(answer: Answer, facts: Mapping[str, object]) -> dict[str, in
         for outcome in AnswerOutcome
         if outcome is not AnswerOutcome.MISCONFIGURED
     }
-    counts["SignatureRefused"] = int(facts.get("refused") == SIGNATURE_REFUSED)
+    counts[SIGNATURE_REFUSED_METRIC] = int(facts.get("refused") == SIGNATURE_REFUSED)
     return counts
 
 
@@ -208,7 +211,7 @@ class SnsHttpsReceiver:
                 500, AnswerOutcome.ERROR, "internal error; the delivery will be retried"
             )
         self._log(answer, facts, context)
-        self.metrics({"Service": self.logger.service}, delivery_counts(answer, facts))
+        self.metrics({SERVICE_DIMENSION: self.logger.service}, delivery_counts(answer, facts))
         return answer.response()
 
     def _handle(self, event: object, context: Any, facts: dict[str, object]) -> Answer:
