@@ -31,8 +31,7 @@ from constructs_lib.defaults import (
     QUEUES_PER_GRAPH,
 )
 from constructs_lib.sns_https_endpoint import SnsHttpsEndpoint
-from cross_account_runtime.common.emf import metric_name
-from cross_account_runtime.sns_endpoint.receiver import SIGNATURE_REFUSED_METRIC, AnswerOutcome
+from cross_account_runtime.sns_endpoint.receiver import DELIVERY_METRICS
 
 FULL_WIDTH = 24
 """CloudWatch's dashboard grid is 24 units wide."""
@@ -181,13 +180,9 @@ class MessagingDashboard(Construct):
         ``alarms``."""
         period = self._period
         self._heading(f"SNS HTTPS endpoint {endpoint.service_name}")
-        outcomes = [metric_name(o) for o in AnswerOutcome if o is not AnswerOutcome.MISCONFIGURED]
         answers = cloudwatch.GraphWidget(
             title="Deliveries by answer",
-            left=[
-                endpoint.metric(name, period=period)
-                for name in [*outcomes, SIGNATURE_REFUSED_METRIC]
-            ],
+            left=[endpoint.metric(name, period=period) for name in DELIVERY_METRICS],
             width=8,
             height=GRAPH_HEIGHT,
         )

@@ -47,6 +47,7 @@ from cross_account_runtime.sns_endpoint.config import (
     ENV_DEDUPE_TABLE,
     ENV_HANDLER,
     ENV_REPLAY_WINDOW_SECONDS,
+    HANDLER,
 )
 from cross_account_runtime.sns_endpoint.receiver import MAX_CLOCK_SKEW_SECONDS
 
@@ -181,7 +182,7 @@ class SnsHttpsEndpoint(Construct):
             self,
             role=self.role,
             log_group=self.log_group,
-            handler="cross_account_runtime.sns_endpoint.lambda_handler.handler",
+            handler=HANDLER,
             code=runtime_code(extra),
             layers=[dependencies_layer(self, "Cryptography", [CRYPTOGRAPHY_REQUIREMENT])],
             memory_size=memory_size,

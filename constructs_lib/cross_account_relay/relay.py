@@ -53,6 +53,7 @@ from cross_account_runtime.relay.config_format import (
     ENV_BODY_BUCKET,
     ENV_CONFIGURATION,
     ENV_HOME,
+    HANDLER,
     RelayDirection,
 )
 from cross_account_runtime.relay.outcomes import DIRECTION_DIMENSION, RelayMetric
@@ -215,7 +216,7 @@ class CrossAccountRelay(Construct):
             self,
             role=self.role,
             log_group=self.log_group,
-            handler="cross_account_runtime.relay.lambda_handler.handler",
+            handler=HANDLER,
             code=relay_code(CONFIGURATION_FILE, configuration),
             memory_size=RELAY_MEMORY_MB,
             timeout=timing.function_timeout,

@@ -118,6 +118,9 @@ FILE_LOCAL_ENDPOINTS: Final = "localEndpoints"
 FILE_ADDRESS_BOOKS: Final = "addressBooks"
 FILE_MEMBERS: Final = (FILE_DIRECTION, FILE_ROUTES, FILE_LOCAL_ENDPOINTS, FILE_ADDRESS_BOOKS)
 
+HANDLER: Final = "cross_account_runtime.relay.lambda_handler.handler"
+"""The relay function's handler, as the construct sets it and the cost report finds relays."""
+
 DEFAULT_SERVICE_NAME: Final = "sqs-relay"
 """The log lines' ``service`` when ``POWERTOOLS_SERVICE_NAME`` is unset. The CDK construct sets
 it per function (its role's name), since the service is also the metrics' dimension, by which

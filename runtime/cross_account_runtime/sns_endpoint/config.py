@@ -38,6 +38,10 @@ ENV_HANDLER: Final = "SNS_ENDPOINT_HANDLER"
 ENV_REPLAY_WINDOW_SECONDS: Final = "SNS_ENDPOINT_REPLAY_WINDOW_SECONDS"
 ENV_LEASE_SECONDS: Final = "SNS_ENDPOINT_LEASE_SECONDS"
 
+HANDLER: Final = "cross_account_runtime.sns_endpoint.lambda_handler.handler"
+"""The endpoint function's handler, as the construct sets it and the cost report finds
+endpoints."""
+
 DEFAULT_SERVICE_NAME: Final = "sns-https-endpoint"
 """The log lines' ``service`` when ``POWERTOOLS_SERVICE_NAME`` is unset: what the function is
 (the construct names each endpoint's service after the construct instead)."""

@@ -112,14 +112,17 @@ SIGNATURE_REFUSED_METRIC: Final = "SignatureRefused"
 fetch (the constructs alarm on it)."""
 
 
+_COUNTED_OUTCOMES: Final = tuple(o for o in AnswerOutcome if o is not AnswerOutcome.MISCONFIGURED)
+DELIVERY_METRICS: Final = (*(metric_name(o) for o in _COUNTED_OUTCOMES), SIGNATURE_REFUSED_METRIC)
+"""Every metric a delivery writes (the constructs' dashboard graphs them, the cost report
+prices them)."""
+
+
 def delivery_counts(answer: Answer, facts: Mapping[str, object]) -> dict[str, int]:
-    """The metrics of one delivery: 1 for its outcome and 0 for every other (so an alarm on
-    any has data whenever the endpoint is called), and ``SignatureRefused``, the forgeries."""
-    counts = {
-        metric_name(outcome): int(outcome is answer.outcome)
-        for outcome in AnswerOutcome
-        if outcome is not AnswerOutcome.MISCONFIGURED
-    }
+    """The metrics of one delivery (:data:`DELIVERY_METRICS`): 1 for its outcome and 0 for
+    every other (so an alarm on any has data whenever the endpoint is called), and
+    ``SignatureRefused``, the forgeries."""
+    counts = {metric_name(o): int(o is answer.outcome) for o in _COUNTED_OUTCOMES}
     counts[SIGNATURE_REFUSED_METRIC] = int(facts.get("refused") == SIGNATURE_REFUSED)
     return counts
 

@@ -66,6 +66,14 @@ KMS_REQUEST = Price("KMS request (GenerateDataKey, Decrypt)", 0.03, 10_000, "req
 ALARM_METRIC_MONTH = Price(
     "CloudWatch alarm, standard resolution", 0.10, 1, "alarm metric-month", _CLOUDWATCH
 )
+DASHBOARD_MONTH = Price("CloudWatch dashboard", 3.00, 1, "dashboard-month", _CLOUDWATCH)
+CUSTOM_METRIC_MONTH = Price(
+    "CloudWatch custom metric (first 10,000 metrics; embedded metric format included)",
+    0.30,
+    1,
+    "metric-month",
+    _CLOUDWATCH,
+)
 LOGS_INGESTED = Price("CloudWatch Logs ingestion (standard class)", 0.50, 1, "GB", _CLOUDWATCH)
 LOGS_STORED = Price("CloudWatch Logs storage", 0.03, 1, "GB-month", _CLOUDWATCH)
 
@@ -77,6 +85,8 @@ PRICES: tuple[Price, ...] = (
     KMS_KEY_MONTH,
     KMS_REQUEST,
     ALARM_METRIC_MONTH,
+    DASHBOARD_MONTH,
+    CUSTOM_METRIC_MONTH,
     LOGS_INGESTED,
     LOGS_STORED,
 )

@@ -1,8 +1,9 @@
 """The cost report of a cloud assembly: each account's fixed monthly cost, and the cost of a
 million messages through the account bridge, from what the templates deploy.
 
-Fixed costs are what exists whether or not a message flows: KMS keys, CloudWatch alarms, and
-the empty receives of the relays' event sources; log groups cost nothing until written. The
+Fixed costs are what exists whether or not a message flows: KMS keys, CloudWatch alarms and
+dashboards, the custom metrics the functions write (a relay's core counts every hour it runs),
+and the empty receives of the relays' event sources; log groups cost nothing until written. The
 bridge's cost per message follows a message from the sender's send to its shadow queue,
 through the outbound relay, the receiving account's ingress queue and the inbound relay, to
 the receiver's queue: SQS requests as the relays batch them, relay invocations and their
@@ -22,11 +23,19 @@ from typing import Any
 
 from constructs_lib.relay_roles import RELAY_ROLE_PREFIX
 from cross_account_runtime.nservicebus.queue_arn import FIFO_SUFFIX
+from cross_account_runtime.relay.config_format import HANDLER as RELAY_HANDLER
+from cross_account_runtime.relay.outcomes import CORE
+from cross_account_runtime.sns_endpoint.config import HANDLER as SNS_ENDPOINT_HANDLER
+from cross_account_runtime.sns_endpoint.receiver import DELIVERY_METRICS
 from stacks.checks.cost_report import prices as p
 from stacks.checks.cost_report import usage as u
 from stacks.quotas.assembly import StackTemplate, read_templates
 
 DIRECTIONS = ("outbound", "inbound")
+METRICS_WRITTEN = {RELAY_HANDLER: len(CORE), SNS_ENDPOINT_HANDLER: len(DELIVERY_METRICS)}
+"""The custom metrics a function of each handler writes whenever it runs: one dimension set
+(its service, and a relay's direction) per function. A relay's other outcomes add theirs only
+for the hours they happen, which the report leaves out."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +70,8 @@ class AccountCost:
     stacks: list[str] = field(default_factory=list)
     keys: int = 0
     alarm_metrics: int = 0
+    dashboards: int = 0
+    custom_metrics: int = 0
     event_sources: int = 0
     log_groups: int = 0
 
@@ -70,6 +81,13 @@ class AccountCost:
         return [
             Line("KMS keys", self.keys, p.KMS_KEY_MONTH),
             Line("CloudWatch alarm metrics", self.alarm_metrics, p.ALARM_METRIC_MONTH),
+            Line("CloudWatch dashboards", self.dashboards, p.DASHBOARD_MONTH),
+            Line(
+                "custom metrics the functions write",
+                self.custom_metrics,
+                p.CUSTOM_METRIC_MONTH,
+                estimate=True,
+            ),
             Line(
                 f"empty receives of {self.event_sources} SQS event sources",
                 idle_receives / u.LONG_POLL_SECONDS,
@@ -88,6 +106,8 @@ class AccountCost:
             "stacks": self.stacks,
             "keys": self.keys,
             "alarmMetrics": self.alarm_metrics,
+            "dashboards": self.dashboards,
+            "customMetrics": self.custom_metrics,
             "eventSources": self.event_sources,
             "logGroups": self.log_groups,
             "lines": [line.as_json() for line in self.lines],
@@ -290,6 +310,11 @@ def build_cost_report(
         account.keys += sum(1 for _ in stack.of_type("AWS::KMS::Key"))
         account.alarm_metrics += sum(
             _alarm_metrics(props) for _, props in stack.of_type("AWS::CloudWatch::Alarm")
+        )
+        account.dashboards += sum(1 for _ in stack.of_type("AWS::CloudWatch::Dashboard"))
+        account.custom_metrics += sum(
+            METRICS_WRITTEN.get(str(props.get("Handler")), 0)
+            for _, props in stack.of_type("AWS::Lambda::Function")
         )
         account.event_sources += sum(
             1

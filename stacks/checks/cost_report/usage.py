@@ -20,9 +20,10 @@ SEND_CALL_SECONDS = 0.05
 """Billed relay duration per SendMessageBatch call: ``bench/bench_relay_batching.py`` measured
 26 to 42 ms per call (10 and 100 messages per batch) with 15 ms of latency added per request;
 50 ms rounds that up for a real network."""
-LOG_BYTES_PER_INVOCATION = 700
+LOG_BYTES_PER_INVOCATION = 1_220
 """A relay invocation's log: Lambda's START, END and REPORT lines and the relay's one
-``batch relayed`` line without its message ids."""
+``batch relayed`` line without its message ids (700 bytes), and its metrics line (about 520
+bytes with the core counts, :mod:`cross_account_runtime.relay.outcomes`)."""
 LOG_BYTES_PER_MESSAGE = 90
 """What each forwarded message adds to the ``batch relayed`` line (its id and the id it was
 sent under)."""

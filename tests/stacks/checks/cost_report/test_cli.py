@@ -39,10 +39,18 @@ def test_the_example_costs_its_keys_alarms_and_relays_as_the_readme_says(
     assert (tmp_path / "c.md").read_text().startswith("# Cost report\n")
     readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
     keys = sum(a["keys"] for a in report["accounts"])
+    cloudwatch = sum(
+        line["usd"]
+        for account in report["accounts"]
+        for line in account["lines"]
+        if line["unit"] in ("alarm metric-month", "dashboard-month", "metric-month")
+    )
     assert (
         f"${report['fixedMonthlyUsd']:,.2f} a month for the three accounts ({keys} keys make "
-        f"${keys} of it), and ${report['bridge']['usd']:,.2f} per million 4 KiB messages"
+        f"${keys} of it, CloudWatch's alarms, dashboards and metrics ${cloudwatch:,.2f}), and "
+        f"${report['bridge']['usd']:,.2f} per million 4 KiB messages"
     ) in readme
+    assert [a["dashboards"] for a in report["accounts"]] == [1, 1, 1]
 
 
 def test_a_directory_that_is_no_assembly_exits_2_naming_why(

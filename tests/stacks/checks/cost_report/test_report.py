@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from cross_account_runtime.relay.config_format import HANDLER as RELAY_HANDLER
+from cross_account_runtime.sns_endpoint.config import HANDLER as SNS_ENDPOINT_HANDLER
 from stacks.checks.cost_report import build_cost_report
 from stacks.checks.cost_report import prices as p
 from tests.stacks.quotas.assemblies import (
@@ -35,6 +37,7 @@ def relay(direction: str, *, batch: int = 10, memory: int = 256, **queue: Any) -
         Logs=resource("AWS::Logs::LogGroup", RetentionInDays=90),
         Function=resource(
             "AWS::Lambda::Function",
+            Handler=RELAY_HANDLER,
             Role=ROLE_ARN,
             MemorySize=memory,
             LoggingConfig={"LogGroup": {"Ref": "Logs"}},
@@ -95,7 +98,7 @@ def test_an_alarm_pays_per_metric(tmp_path: Path) -> None:
 
 def test_an_idle_event_source_is_an_estimated_fixed_cost(tmp_path: Path) -> None:
     (account,) = build_cost_report(write_assembly(tmp_path, {"A": relay("outbound")})).accounts
-    (idle,) = [line for line in account.lines if line.estimate]
+    (idle,) = [line for line in account.lines if line.item.startswith("empty receives")]
     assert (account.event_sources, idle.quantity) == (1, 5 * 30 * 86_400 / 20)
 
 
@@ -151,3 +154,21 @@ def test_functions_that_are_no_relays_are_left_out(tmp_path: Path) -> None:
     elsewhere["Resources"]["Source"]["Properties"]["FunctionName"] = "arn:aws:lambda:x"
     assembly = write_assembly(tmp_path, {"A": other, "B": elsewhere})
     assert build_cost_report(assembly).bridge.hops == {}
+
+
+def test_a_dashboard_and_the_metrics_each_function_writes_are_priced_per_month(
+    tmp_path: Path,
+) -> None:
+    template = resources(
+        **relay("outbound")["Resources"],
+        Dashboard=resource("AWS::CloudWatch::Dashboard", DashboardBody="{}"),
+        Endpoint=resource("AWS::Lambda::Function", Handler=SNS_ENDPOINT_HANDLER),
+        Other=resource("AWS::Lambda::Function", Handler="index.handler"),
+    )
+    (account,) = build_cost_report(write_assembly(tmp_path, {"A": template})).accounts
+    # The relay's six core counts, the endpoint's eight answers; another function none.
+    assert (account.dashboards, account.custom_metrics) == (1, 6 + 8)
+    by_price = {line.price: line for line in account.lines}
+    assert by_price[p.DASHBOARD_MONTH].usd == pytest.approx(3.00)
+    assert by_price[p.CUSTOM_METRIC_MONTH].usd == pytest.approx(14 * 0.30)
+    assert by_price[p.CUSTOM_METRIC_MONTH].estimate
