@@ -43,6 +43,7 @@ NAME_PROPERTIES: Mapping[str, tuple[str, int]] = {
     "AWS::Lambda::Permission": ("", 100),
     "AWS::KinesisFirehose::DeliveryStream": ("DeliveryStreamName", 64),
     "AWS::KMS::Alias": ("AliasName", 256),
+    "AWS::CloudWatch::Alarm": ("AlarmName", 255),
 }
 """Per resource type, the property naming it and the longest name AWS takes for it."""
 DEFAULT_NAME_LENGTH = 128
@@ -144,6 +145,7 @@ class StackTemplate:
             "AWS::KinesisFirehose::DeliveryStream": lambda: self.arn(
                 "firehose", f"deliverystream/{name}"
             ),
+            "AWS::CloudWatch::Alarm": lambda: self.arn("cloudwatch", f"alarm:{name}"),
         }
         if attribute in ("Arn", "TopicArn", "PolicyArn") and resource_type in arns:
             return arns[resource_type]()

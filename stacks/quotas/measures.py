@@ -4,6 +4,7 @@ counted as its row in :mod:`stacks.quotas.table` says."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
@@ -13,12 +14,17 @@ from typing import Any
 from cross_account_runtime.nservicebus.queue_arn import FIFO_SUFFIX
 from stacks.quotas.assembly import StackTemplate, compact_json
 from stacks.quotas.table import (
+    ALARM_MATH_METRICS,
     CLOUDFORMATION_DESCRIPTION_BYTES,
     CLOUDFORMATION_MAPPINGS,
     CLOUDFORMATION_OUTPUTS,
     CLOUDFORMATION_PARAMETERS,
     CLOUDFORMATION_RESOURCES,
     CLOUDFORMATION_TEMPLATE_BYTES,
+    DASHBOARD_METRICS,
+    DASHBOARD_STATUS_ALARMS,
+    DASHBOARD_WIDGET_METRICS,
+    DASHBOARD_WIDGETS,
     EVENT_SOURCE_BATCH_SIZE,
     EVENT_SOURCE_BATCHING_WINDOW,
     EVENT_SOURCE_FIFO_BATCH_SIZE,
@@ -372,6 +378,34 @@ def _function_policies(stacks: Sequence[StackTemplate]) -> Iterator[Measurement]
         )
 
 
+def _dashboards_and_alarms(stack: StackTemplate) -> Iterator[Measurement]:
+    """Each dashboard's widgets and metrics, each status widget's alarms, read from its body
+    as CloudFormation resolves it; each metric-math alarm's metrics."""
+    for logical_id, props in stack.of_type("AWS::CloudWatch::Dashboard"):
+        try:
+            body = json.loads(stack.text(props.get("DashboardBody", "{}")))
+        except ValueError:
+            body = {}
+        widgets = body.get("widgets", []) if isinstance(body, Mapping) else []
+        yield measured(DASHBOARD_WIDGETS, stack, logical_id, len(widgets))
+        total = 0
+        for index, widget in enumerate(widgets):
+            properties = widget.get("properties", {}) if isinstance(widget, Mapping) else {}
+            where = f"{logical_id} widget {index + 1}"
+            if widget.get("type") == "alarm":
+                alarms = len(properties.get("alarms", []))
+                yield measured(DASHBOARD_STATUS_ALARMS, stack, where, alarms)
+            metrics = len(properties.get("metrics", []))
+            total += metrics
+            if metrics:
+                yield measured(DASHBOARD_WIDGET_METRICS, stack, where, metrics)
+        yield measured(DASHBOARD_METRICS, stack, logical_id, total)
+    for logical_id, props in stack.of_type("AWS::CloudWatch::Alarm"):
+        if "Metrics" in props:
+            read = sum(1 for m in as_list(props["Metrics"]) if "MetricStat" in m)
+            yield measured(ALARM_MATH_METRICS, stack, logical_id, read)
+
+
 def measure(stacks: Sequence[StackTemplate]) -> list[Measurement]:
     """Every measurement of every quota in the templates."""
     found: list[Measurement] = []
@@ -382,6 +416,7 @@ def measure(stacks: Sequence[StackTemplate]) -> list[Measurement]:
         found += _resource_policies(stack)
         found += _environments(stack)
         found += _event_sources(stack)
+        found += _dashboards_and_alarms(stack)
     found += _roles(stacks)
     found += _aliases_and_filters(stacks)
     found += _function_policies(stacks)

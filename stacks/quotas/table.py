@@ -361,6 +361,58 @@ LOGS_SUBSCRIPTION_FILTERS = Quota(
     "API_PutSubscriptionFilter.html",
     fix="stream each log group to one destination",
 )
+_CLOUDWATCH_QUOTAS = (
+    "https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/cloudwatch_limits.html"
+)
+_DASHBOARD_BODY = (
+    "https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/"
+    "CloudWatch-Dashboard-Body-Structure.html"
+)
+DASHBOARD_WIDGETS = Quota(
+    name="CloudWatch dashboard widgets",
+    limit=500,
+    unit="widgets",
+    scope="an AWS::CloudWatch::Dashboard",
+    counted="the widgets of its DashboardBody",
+    source=_DASHBOARD_BODY,
+    fix="split the dashboard (a MessagingDashboard per stack, fewer queues per graph)",
+)
+DASHBOARD_WIDGET_METRICS = Quota(
+    name="CloudWatch metrics per dashboard widget",
+    limit=500,
+    unit="metrics",
+    scope="a graph widget of an AWS::CloudWatch::Dashboard",
+    counted="the entries of its metrics array (metrics and expressions)",
+    source=_CLOUDWATCH_QUOTAS,
+    fix="fewer metrics per graph (QUEUES_PER_GRAPH)",
+)
+DASHBOARD_METRICS = Quota(
+    name="CloudWatch metrics per dashboard",
+    limit=2_500,
+    unit="metrics",
+    scope="an AWS::CloudWatch::Dashboard",
+    counted="the entries of every widget's metrics array",
+    source=_CLOUDWATCH_QUOTAS,
+    fix="split the dashboard: its stack's units over more stacks, or several dashboards",
+)
+DASHBOARD_STATUS_ALARMS = Quota(
+    name="CloudWatch alarms per alarm status widget",
+    limit=100,
+    unit="alarms",
+    scope="an alarm status widget of an AWS::CloudWatch::Dashboard",
+    counted="the ARNs of its alarms array",
+    source=_DASHBOARD_BODY,
+    fix="more widgets of fewer alarms (ALARMS_PER_STATUS_WIDGET)",
+)
+ALARM_MATH_METRICS = Quota(
+    name="CloudWatch metrics per metric-math alarm",
+    limit=10,
+    unit="metrics",
+    scope="an AWS::CloudWatch::Alarm with Metrics",
+    counted="its Metrics entries that read a metric (MetricStat)",
+    source=_CLOUDWATCH_QUOTAS,
+    fix="an alarm per group of at most 10 metrics",
+)
 EVENT_SOURCE_BATCH_SIZE = Quota(
     name="SQS event source batch size (standard queue)",
     limit=10_000,
@@ -447,6 +499,11 @@ QUOTAS: tuple[Quota, ...] = (
     LAMBDA_ENVIRONMENT_BYTES,
     LAMBDA_RESOURCE_POLICY_BYTES,
     LOGS_SUBSCRIPTION_FILTERS,
+    DASHBOARD_WIDGETS,
+    DASHBOARD_WIDGET_METRICS,
+    DASHBOARD_METRICS,
+    DASHBOARD_STATUS_ALARMS,
+    ALARM_MATH_METRICS,
     EVENT_SOURCE_BATCH_SIZE,
     EVENT_SOURCE_FIFO_BATCH_SIZE,
     EVENT_SOURCE_BATCHING_WINDOW,

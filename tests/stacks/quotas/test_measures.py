@@ -3,6 +3,7 @@ the resource, what was found and AWS's number, and nothing else in that template
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -345,6 +346,63 @@ def esm_visibility() -> Case:
     return {"Stack": template}, {}, crossing(q.EVENT_SOURCE_VISIBILITY_TIMEOUT, "Source", 30, 60)
 
 
+def dashboard(*widgets: dict[str, Any], **others: dict[str, Any]) -> dict[str, Any]:
+    """A dashboard of ``widgets``, its body joined around the intrinsics as CDK writes it (an
+    alarm status widget's alarms are ``Fn::GetAtt`` of ``others``' alarms)."""
+    parts: list[Any] = []
+    for text in json.dumps({"widgets": list(widgets)}).split('"@'):
+        logical_id, _, rest = text.partition('@"')
+        if rest or text.endswith('@"'):
+            parts += ['"', {"Fn::GetAtt": [logical_id, "Arn"]}, '"' + rest]
+        else:
+            parts.append(text)
+    body = {"Fn::Join": ["", parts]}
+    return resources(Dashboard=resource("AWS::CloudWatch::Dashboard", DashboardBody=body), **others)
+
+
+def graph(metrics: int) -> dict[str, Any]:
+    queue = ["AWS/SQS", "ApproximateAgeOfOldestMessage", "QueueName"]
+    return {
+        "type": "metric",
+        "properties": {"metrics": [[*queue, f"q{i}"] for i in range(metrics)]},
+    }
+
+
+def alarm(**properties: Any) -> dict[str, Any]:
+    return resource(
+        "AWS::CloudWatch::Alarm", ComparisonOperator="GreaterThanThreshold", **properties
+    )
+
+
+def dashboard_widgets() -> Case:
+    text = {"type": "text", "properties": {"markdown": "#"}}
+    return {"Stack": dashboard(*[text] * 501)}, {}, crossing(q.DASHBOARD_WIDGETS, "Dashboard", 501)
+
+
+def dashboard_widget_metrics() -> Case:
+    where = "Dashboard widget 1"
+    return {"Stack": dashboard(graph(501))}, {}, crossing(q.DASHBOARD_WIDGET_METRICS, where, 501)
+
+
+def dashboard_metrics() -> Case:
+    template = dashboard(*[graph(500)] * 6)
+    return {"Stack": template}, {}, crossing(q.DASHBOARD_METRICS, "Dashboard", 3_000)
+
+
+def dashboard_status_alarms() -> Case:
+    alarms = {f"Alarm{i}": alarm(MetricName="Errors") for i in range(101)}
+    status = {"type": "alarm", "properties": {"alarms": [f"@{a}@" for a in alarms]}}
+    template = dashboard(status, **alarms)
+    where = "Dashboard widget 1"
+    return {"Stack": template}, {}, crossing(q.DASHBOARD_STATUS_ALARMS, where, 101)
+
+
+def alarm_math() -> Case:
+    read = [{"Id": f"m{i}", "MetricStat": {"Metric": {"MetricName": "Errors"}}} for i in range(11)]
+    template = resources(Alarm=alarm(Metrics=[{"Id": "e", "Expression": "SUM(METRICS())"}, *read]))
+    return {"Stack": template}, {}, crossing(q.ALARM_MATH_METRICS, "Alarm", 11)
+
+
 CASES: dict[q.Quota, Callable[[], Case]] = {
     q.SQS_POLICY_BYTES: sqs_bytes,
     q.SQS_POLICY_STATEMENTS: sqs_statements,
@@ -372,6 +430,11 @@ CASES: dict[q.Quota, Callable[[], Case]] = {
     q.LAMBDA_ENVIRONMENT_BYTES: lambda_environment,
     q.LAMBDA_RESOURCE_POLICY_BYTES: lambda_policy,
     q.LOGS_SUBSCRIPTION_FILTERS: logs_filters,
+    q.DASHBOARD_WIDGETS: dashboard_widgets,
+    q.DASHBOARD_WIDGET_METRICS: dashboard_widget_metrics,
+    q.DASHBOARD_METRICS: dashboard_metrics,
+    q.DASHBOARD_STATUS_ALARMS: dashboard_status_alarms,
+    q.ALARM_MATH_METRICS: alarm_math,
     q.EVENT_SOURCE_BATCH_SIZE: esm_batch,
     q.EVENT_SOURCE_FIFO_BATCH_SIZE: esm_fifo_batch,
     q.EVENT_SOURCE_BATCHING_WINDOW: esm_window,
