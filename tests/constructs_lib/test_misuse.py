@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from aws_cdk import App, Duration, Environment, Size, Stack
 from aws_cdk import aws_kms as kms
+from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_sqs as sqs
 
 from constructs_lib import (
@@ -27,6 +28,7 @@ from constructs_lib import (
     EndpointQueue,
     MessageBodyBucket,
     MessagingAlarms,
+    MessagingDashboard,
     RelayDirection,
     RelayRoute,
     RelayTiming,
@@ -453,6 +455,29 @@ MISUSES = [
         "an alarm period CloudWatch refuses",
         lambda s, _: MessagingAlarms(s, "Alarms", evaluation_period=Duration.seconds(45)),
         Refused(ValueError, r"^evaluation_period: CloudWatch takes a period of 1, 5, 10 or 30"),
+    ),
+    Misuse(
+        "a dashboard name with a space, which CloudWatch refuses",
+        lambda s, _: MessagingDashboard(s, "Dashboard", dashboard_name="Sales Prod"),
+        Refused(ValueError, r"^dashboard_name: CloudWatch takes 1 to 255 letters"),
+    ),
+    Misuse(
+        "a dashboard given as its name to the bridge",
+        lambda s, _: AccountBridge(
+            s,
+            "Bridge",
+            account_name="Sales",
+            dashboard="Messaging-Sales",  # type: ignore[arg-type]
+        ),
+        Refused(TypeError, r"^dashboard: expected .*MessagingDashboard"),
+    ),
+    Misuse(
+        "a relay watched by its function",
+        lambda s, _: MessagingAlarms(s, "Alarms").watch_relay(
+            "Relay",
+            lambda_.Function.from_function_name(s, "F", "relay"),  # type: ignore[arg-type]
+        ),
+        Refused(TypeError, r"^relay: expected .*CrossAccountRelay"),
     ),
     Misuse(
         "source accounts of a log stream given as one string",
