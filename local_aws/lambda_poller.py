@@ -149,7 +149,7 @@ class PumpResult:
             )
         return tuple(kept)
 
-    def metrics(self) -> dict[str, dict[str, int]]:
+    def metrics(self) -> dict[MetricSource, dict[str, int]]:
         """The metrics its invocations wrote (:func:`summed_metrics`)."""
         return summed_metrics(self.invocations)
 
@@ -453,7 +453,7 @@ class LambdaPoller:
             "a steady sender keeps them filled, or give more rounds (max_rounds)"
         )
 
-    def metrics(self) -> dict[str, dict[str, int]]:
+    def metrics(self) -> dict[MetricSource, dict[str, int]]:
         """The metrics every invocation so far wrote (:func:`summed_metrics`)."""
         return summed_metrics(self.invocations)
 
@@ -545,24 +545,36 @@ class LambdaPoller:
         return f"{self.endpoint_url}/{arn.account}/{arn.name}"
 
 
-def summed_metrics(invocations: Sequence[Invocation]) -> dict[str, dict[str, int]]:
-    """Per function and its metrics' dimension values (``<function> sqs-relay outbound``),
-    the sum of each metric its embedded-metric-format lines carried, as CloudWatch would count
-    them: a line whose ``_aws`` directive names its metrics."""
-    sums: dict[str, dict[str, int]] = {}
+@dataclass(frozen=True, order=True)
+class MetricSource:
+    """A function and the dimensions its metrics lines carry (``Service``, ``Direction``)."""
+
+    function: str
+    dimensions: tuple[tuple[str, str], ...]
+
+    def __str__(self) -> str:
+        return " ".join([self.function, *(value for _, value in self.dimensions)])
+
+
+def summed_metrics(invocations: Sequence[Invocation]) -> dict[MetricSource, dict[str, int]]:
+    """Per function and its metrics' dimensions, the sum of each metric its
+    embedded-metric-format lines carried, as CloudWatch would count them: a line whose ``_aws``
+    directive names its metrics."""
+    sums: dict[MetricSource, dict[str, int]] = {}
     for invocation in invocations:
         for line in invocation.log_lines:
             for dimensions, values in _embedded_metrics(line):
-                key = " ".join([invocation.mapping.function_name, *dimensions])
-                into = sums.setdefault(key, {})
+                into = sums.setdefault(
+                    MetricSource(invocation.mapping.function_name, dimensions), {}
+                )
                 for name, value in values.items():
                     into[name] = into.get(name, 0) + value
     return sums
 
 
-def _embedded_metrics(line: str) -> list[tuple[list[str], dict[str, int]]]:
-    """The metrics of one embedded-metric-format line: per directive, its dimensions' values
-    and each metric's value (none for any other line)."""
+def _embedded_metrics(line: str) -> list[tuple[tuple[tuple[str, str], ...], dict[str, int]]]:
+    """The metrics of one embedded-metric-format line: per directive, its dimensions (name and
+    value) and each metric's value (none for any other line)."""
     try:
         record = json.loads(line)
     except ValueError:
@@ -573,7 +585,7 @@ def _embedded_metrics(line: str) -> list[tuple[list[str], dict[str, int]]]:
     for directive in record["_aws"].get("CloudWatchMetrics", []):
         names = [n for dimension_set in directive["Dimensions"] for n in dimension_set]
         values = {m["Name"]: int(record[m["Name"]]) for m in directive["Metrics"]}
-        found.append(([str(record[n]) for n in names], values))
+        found.append((tuple((n, str(record[n])) for n in names), values))
     return found
 
 

@@ -23,7 +23,7 @@ from datetime import timedelta
 from typing import Final
 
 from local_aws.accounts import AccountCredentials
-from local_aws.lambda_poller import LambdaPoller
+from local_aws.lambda_poller import LambdaPoller, MetricSource
 from local_aws.scenarios.conversation import (
     SAGA_TYPE,
     Exchange,
@@ -41,6 +41,7 @@ from local_aws.scenarios.conversation import (
 from local_aws.scenarios.peers import Peers, Subscription
 from local_aws.scenarios.platform_traffic import PlatformTraffic, run_platform
 from local_aws.scenarios.publication import Publication, publish, topic_named
+from local_aws.scenarios.relay_alarms import AlarmReading, read_relay_alarms
 from stacks.topology import Topology
 
 LATER_DELAY: Final = timedelta(minutes=20)
@@ -64,9 +65,11 @@ class TrafficResult:
     platform: PlatformTraffic | None = None
     """Audit, heartbeats, custom checks, metrics and what ServiceControl saw (with any of
     ServiceControl's queues beyond the error queue declared)."""
-    relay_metrics: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    relay_metrics: Mapping[MetricSource, Mapping[str, int]] = field(default_factory=dict)
     """Per relay function and dimensions, the metrics its embedded-metric-format lines
     carried, summed as CloudWatch would."""
+    relay_alarms: tuple[AlarmReading, ...] = ()
+    """The deployed alarms on the relays' counts, against those metrics."""
 
     def lines(self) -> list[str]:
         """One line per fact, for the main job's progress output."""
@@ -128,6 +131,13 @@ class TrafficResult:
                 + ", ".join(f"{name} {value}" for name, value in values.items() if value)
                 for key, values in sorted(self.relay_metrics.items())
             ]
+        if self.relay_alarms:
+            set_off = [r for r in self.relay_alarms if r.sets_off]
+            lines.append(
+                f"the relays' deployed alarms, read back, against those metrics: "
+                f"{len(self.relay_alarms)} alarms, {len(set_off)} set off"
+            )
+            lines += [f"  {r.line()}" for r in set_off]
         return lines
 
     def _kind(self, name: str) -> str:
@@ -172,7 +182,9 @@ def run_traffic(
     bridge carries it both ways), else the first pair, whose receiver alone hosts the saga;
     then a publish to ``topic`` (default: the topology's first) by its publisher; then the
     platform steps (:func:`~local_aws.scenarios.platform_traffic.run_platform`) on the same
-    pair."""
+    pair; last, the relays' deployed alarms held against the metrics they wrote
+    (:func:`~local_aws.scenarios.relay_alarms.read_relay_alarms`, which refuses a relay no
+    alarm watches)."""
     pairs = conversation_pairs(topology)
     released = [p for p in pairs if not topology.endpoint(p[0]).arn_aware]
     chosen = next(iter(released or pairs), None)
@@ -194,6 +206,7 @@ def run_traffic(
     selected = topic_named(topology, topic)
     publication = None if selected is None else publish(peers, handlers, selected)
     platform = run_platform(peers, handlers, chosen)
+    metrics = poller.metrics()
     return TrafficResult(
         topology,
         subscriptions,
@@ -204,5 +217,6 @@ def run_traffic(
         large,
         publication,
         platform,
-        poller.metrics(),
+        metrics,
+        read_relay_alarms(accounts, endpoint_url, metrics),
     )

@@ -256,7 +256,9 @@ def test_the_functions_log_lines_are_kept_with_their_invocation(pumped: Pumped) 
 def test_the_metrics_the_functions_wrote_are_summed_per_function(pumped: Pumped) -> None:
     """The relays' embedded-metric-format lines, read as CloudWatch reads them."""
     metrics = pumped.result.metrics()
-    outbound = [values for key, values in metrics.items() if key.endswith(" outbound")]
+    outbound = [
+        values for key, values in metrics.items() if ("Direction", "outbound") in key.dimensions
+    ]
     assert [values["Forwarded"] for values in outbound] == [1]
     assert sum(values["Records"] for values in metrics.values()) == 2
 

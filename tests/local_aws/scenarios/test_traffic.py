@@ -282,6 +282,28 @@ def test_a_heartbeat_held_in_its_shadow_past_its_time_to_live_is_not_delivered(
     assert expired.held_seconds > expired.time_to_live_seconds == 40
 
 
+def test_the_expired_heartbeat_sets_off_sales_outbound_relays_deployed_expired_alarm(
+    traffic: TrafficResult,
+) -> None:
+    """The alarm the stack deployed reads the very line the relay wrote: same service, same
+    direction, same count."""
+    set_off = [
+        (r.account, dict(r.dimensions), r.metric) for r in traffic.relay_alarms if r.sets_off
+    ]
+    assert (
+        SALES,
+        {"Service": "messaging-relay-outbound-Sales", "Direction": "outbound"},
+        "Expired",
+    ) in set_off
+    # Every relay of every account is watched on its dead letters, expiries and failures.
+    services = {dict(r.dimensions)["Service"] for r in traffic.relay_alarms}
+    assert services == {
+        f"messaging-relay-{direction}-{account}"
+        for direction in ("outbound", "inbound")
+        for account in ("Sales", "Billing", "Ops")
+    }
+
+
 def test_a_message_kept_inline_at_sqs_limit_crosses_through_the_receivers_bucket(
     traffic: TrafficResult,
 ) -> None:
