@@ -75,6 +75,7 @@ from constructs_lib import (
     EndpointQueue,
     MessageBodyBucket,
     MessagingAlarms,
+    MessagingDashboard,
     MessagingKey,
     RelayDirection,
     RelayRoleGuard,
@@ -90,6 +91,7 @@ sales = BridgeAccount("Sales", "111111111111")
 
 key = MessagingKey(stack, "QueueKey", alias_name="alias/team/queues")
 alarms = MessagingAlarms(stack, "Alarms")
+dashboard = MessagingDashboard(stack, "Dashboard", dashboard_name="Team-messaging")
 orders_queue = EndpointQueue(
     stack, "Orders", endpoint_name="Orders", shared_key=key, sender_accounts=["222222222222"]
 )
@@ -102,13 +104,14 @@ topic_key = kms.Key(stack, "TeamTopicKey", enable_key_rotation=True)
 team_topic = sns.Topic(
     stack, "TeamTopic", topic_name="TeamEvents", master_key=topic_key, enforce_ssl=True
 )
-SnsHttpsEndpoint(
+webhook = SnsHttpsEndpoint(
     stack,
     "Webhook",
     topic=team_topic,
     handler="acme_webhooks.receive:handle",
     handler_code=Path(__file__).parent / "acme_webhooks",
 )
+dashboard.show_sns_endpoint(webhook, alarms.watch_sns_endpoint("Webhook", webhook))
 
 # Queues the team made with aws-cdk-lib, subscribed and relayed.
 queue_key = kms.Key(stack, "TeamQueueKey", enable_key_rotation=True)
@@ -142,7 +145,7 @@ existing = EndpointQueue.from_queue_arn(
     "arn:aws:sqs:eu-west-1:111111111111:Billing",
     dead_letter_queue_arn="arn:aws:sqs:eu-west-1:111111111111:Billing-dlq",
 )
-CrossAccountRelay(
+outbound = CrossAccountRelay(
     stack,
     "Outbound",
     direction=RelayDirection.OUTBOUND,
@@ -153,6 +156,7 @@ CrossAccountRelay(
     local_endpoints=["Sales"],
     role_name="team-outbound-relay",
 )
+dashboard.show_relay(outbound, alarms.watch_relay("TeamOutbound", outbound))
 AccountBridge(
     stack,
     "Bridge",
@@ -164,6 +168,7 @@ AccountBridge(
     ],
     body_bucket=bodies,
     alarms=alarms,
+    dashboard=dashboard,
 )
 
 # The analytics account's half: delivery logs to S3 and the Spark report.
