@@ -158,6 +158,7 @@ def relay_message(
         rewritten: tuple[str, ...] = ()
         unreachable: tuple[str, ...] = ()
         upload: BodyUpload | None = None
+        converted_to: str | None = None
         inbound = config.direction is RelayDirection.INBOUND
         source_key = None if inbound or route.body_bucket is None else body_key(record, update)
         copy = (
@@ -177,6 +178,7 @@ def relay_message(
                     return _forwarded_unreadable(record, route, refusal)
                 raise
             form = _delivered_form(update, route, warnings)
+            converted_to = form if form != update.form else None
             if copy is not None:
                 # The message names the copy: in its form's place, and in a header that holds
                 # the key (by which the attribute form's receiver would read the body).
@@ -227,6 +229,7 @@ def relay_message(
         body_copy=copy,
         upload=upload,
         warnings=tuple(warnings),
+        converted_to=converted_to,
         decided_at=None if remaining_time is None else now,
     )
 

@@ -73,13 +73,16 @@ class Decision:
     route's ``body_bucket`` before ``request`` is sent and the key of the copy, which
     ``request`` names (:func:`~cross_account_runtime.relay.bodies.copied_key`), ``upload`` a
     body to put into S3 first. ``warnings`` are ``(outcome, reason)`` pairs to log once the message is sent: what
-    the receiver will make of it that the relay could not change. ``decided_at`` is the time
+    the receiver will make of it that the relay could not change. ``converted_to`` is the form
+    the request carries when the relay converted the message for its receiver (``None``: sent
+    in ``wire_form``, its own). ``decided_at`` is the time
     (epoch seconds) the request's time to be received was counted at, ``None`` when it carries
     none.
     """
 
     __slots__ = (
         "body_copy",
+        "converted_to",
         "decided_at",
         "kind",
         "queue",
@@ -105,9 +108,11 @@ class Decision:
         body_copy: tuple[str, str] | None = None,
         upload: BodyUpload | None = None,
         warnings: tuple[tuple[str, str], ...] = (),
+        converted_to: str | None = None,
         decided_at: float | None = None,
     ) -> None:
         self.body_copy = body_copy
+        self.converted_to = converted_to
         self.decided_at = decided_at
         self.upload = upload
         self.warnings = warnings

@@ -9,7 +9,7 @@ message whose time to be received ran out: acknowledged, never delivered, otherw
 when they happened, one count per outcome of the lines the batch logged (``DestinationMissing``,
 ``KeyRefused``, ``SendFailed``, ``Refused``, ``NotAttempted``, ``UnreachableAddress``, ...: the
 closed set of ``LoggedOutcome``), the bodies carried through S3 (``BodiesCopied``,
-``BodiesUploaded``) and one per reason a message was dead-lettered (``DeadLettered.<Kind>``). The dimensions are the relay's service and direction: bounded, never
+``BodiesUploaded``), the messages converted to their receiver's form (``FormsConverted``) and one per reason a message was dead-lettered (``DeadLettered.<Kind>``). The dimensions are the relay's service and direction: bounded, never
 a message id or a queue.
 """
 
@@ -64,6 +64,9 @@ BODY_COPIED = "BodiesCopied"
 """A body in S3 copied into the destination account's bucket (the transport's large bodies)."""
 BODY_UPLOADED = "BodiesUploaded"
 """A body put in S3 because it no longer fits inline once rewritten."""
+FORM_CONVERTED = "FormsConverted"
+"""A message sent in its receiver's wire form rather than its own (wrapped to the attribute
+form, or back)."""
 
 DIRECTION_DIMENSION = "Direction"
 """The dimension beside the service's (:data:`~cross_account_runtime.common.emf.SERVICE_DIMENSION`)

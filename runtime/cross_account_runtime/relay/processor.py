@@ -65,6 +65,7 @@ from cross_account_runtime.relay.outcomes import (
     BODY_COPIED,
     BODY_UPLOADED,
     DIRECTION_DIMENSION,
+    FORM_CONVERTED,
     LoggedOutcome,
     OutcomeTally,
     batch_counts,
@@ -441,6 +442,8 @@ class Relay:
             )
         if decision.forwarded:
             forwarded[record["messageId"]] = sent_id
+            if decision.converted_to is not None:
+                self._tally.note(FORM_CONVERTED)
         else:
             self._log(
                 "ERROR",

@@ -9,12 +9,16 @@ from collections.abc import Mapping
 
 from cross_account_runtime.common.emf import metrics_line
 from cross_account_runtime.common.json_log import JsonLogger
+from cross_account_runtime.nservicebus.wire_format import HEADERS_ATTRIBUTE
 from cross_account_runtime.relay.processor import Relay
 from tests.runtime.common.test_emf import spec_problems
 from tests.runtime.relay.conftest import (
+    BILLING_INGRESS_ARN,
     LambdaContext,
     RecordingSend,
     good_record,
+    headers_attribute,
+    inbound_config,
     outbound_config,
     poison_record,
     request_headers,
@@ -95,3 +99,29 @@ def test_a_large_batch_writes_one_line_no_longer_than_a_small_ones() -> None:
     assert written[1][1]["Forwarded"] == 500
     # Only the counts' digits differ.
     assert len(large) - len(small) <= len("500") * 3
+
+
+def test_messages_converted_to_their_receivers_form_are_counted() -> None:
+    """A wrapped message from Sales delivered to an endpoint that does not wrap is converted;
+    one in the receiver's own form is not."""
+    written: Written = []
+    relay = Relay(
+        inbound_config("arn", form="attribute"),
+        send_batch=RecordingSend(),
+        logger=JsonLogger("sqs-relay", stream=io.StringIO()),
+        clock=lambda: SENT + 60,
+        metrics=lambda d, c: written.append((dict(d), dict(c))),
+    )
+    headers = request_headers()
+    converted = sqs_record(wrapped_body(headers), source=BILLING_INGRESS_ARN)
+    kept = sqs_record(
+        '{"OrderId":42}',
+        source=BILLING_INGRESS_ARN,
+        message_attributes={HEADERS_ATTRIBUTE: headers_attribute(headers)},
+    )
+
+    relay(sqs_event(converted, kept), LambdaContext())
+
+    ((dimensions, counts),) = written
+    assert dimensions["Direction"] == "inbound"
+    assert (counts["Forwarded"], counts["FormsConverted"]) == (2, 1)
