@@ -1,10 +1,12 @@
 """What the example's stacks give the relays and ServiceControl's queues, read from the
 synthesized templates: every relay function's configuration as the runtime reads it (wire forms,
 poison messages to the error queue, receive counts, body buckets), the platform queues with
-their outputs, and source queues timed for the relays' batch size."""
+their outputs, source queues timed for the relays' batch size, and a dashboard per stack that
+shows every alarm of it."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +17,7 @@ from constructs_lib.defaults import RELAY_BATCH_SIZE
 from cross_account_runtime.relay.config import RelayConfig
 from cross_account_runtime.relay.config_format import RelayDirection
 from stacks.checks.access_report import SynthesizedStack, read_assembly
+from stacks.quotas import read_templates
 
 pytestmark = pytest.mark.synth
 
@@ -124,3 +127,31 @@ def test_relays_and_their_source_queues_are_timed_for_the_batch_size(
             if (stack.name, properties["QueueName"]) in sources:
                 assert properties["VisibilityTimeout"] == TIMING.visibility_timeout.to_seconds()
                 assert properties["RedrivePolicy"]["maxReceiveCount"] == TIMING.max_receive_count
+
+
+def test_each_messaging_stack_has_a_dashboard_named_as_it_showing_every_alarm_once(
+    example_assembly: Path,
+) -> None:
+    for stack in read_templates(example_assembly):
+        if not stack.name.startswith("Messaging-"):
+            continue
+        ((_, props),) = stack.of_type("AWS::CloudWatch::Dashboard")
+        assert props["DashboardName"] == stack.name
+        body = json.loads(stack.text(props["DashboardBody"]))
+        headings = [w["properties"]["markdown"] for w in body["widgets"] if w["type"] == "text"]
+        account = stack.name.removeprefix("Messaging-")
+        assert headings[1:] == [
+            f"## Outbound relay messaging-relay-outbound-{account}",
+            f"## Inbound relay messaging-relay-inbound-{account}",
+            "## Endpoint queues, topics and subscriptions",
+        ]
+        shown = [
+            arn
+            for w in body["widgets"]
+            if w["type"] == "alarm"
+            for arn in w["properties"]["alarms"]
+        ]
+        alarms = [
+            stack.name_of(logical_id) for logical_id, _ in stack.of_type("AWS::CloudWatch::Alarm")
+        ]
+        assert sorted(arn.rsplit(":alarm:", 1)[1] for arn in shown) == sorted(alarms)
