@@ -12,9 +12,10 @@ which would make a delay queue deliver at once. The local AWS server patches mot
 
 from __future__ import annotations
 
-import functools
 import inspect
 from typing import Any
+
+from local_aws.moto.patching import replacing
 
 _PATCHED = "_local_aws_fifo_queue_delay"
 
@@ -25,11 +26,9 @@ def register() -> None:
     from moto.sqs.models import SQSBackend  # noqa: PLC0415 (only the server process needs it)
 
     original = SQSBackend.send_message
-    if getattr(original, _PATCHED, False):
-        return
     signature = inspect.signature(original)
 
-    @functools.wraps(original)
+    @replacing(SQSBackend, "send_message", _PATCHED)
     def send_message(self: SQSBackend, *args: Any, **kwargs: Any) -> Any:
         bound = signature.bind(self, *args, **kwargs)
         delay = bound.arguments.get("delay_seconds")
@@ -38,6 +37,3 @@ def register() -> None:
             if queue.fifo_queue:
                 bound.arguments["delay_seconds"] = None
         return original(*bound.args, **bound.kwargs)
-
-    setattr(send_message, _PATCHED, True)
-    SQSBackend.send_message = send_message  # type: ignore[method-assign]

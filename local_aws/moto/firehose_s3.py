@@ -38,7 +38,6 @@ prefix (moto's writes do not fail but for a missing bucket, whose records are lo
 from __future__ import annotations
 
 import contextlib
-import functools
 import gzip
 import json
 import re
@@ -54,6 +53,7 @@ from moto.moto_api._internal import mock_random
 from moto.s3.models import s3_backends
 
 from local_aws.moto.api_routes import add_route, ageing_route, request_ageing
+from local_aws.moto.patching import replacing
 
 AGE_BUFFERS_PATH = "/moto-api/local-aws/firehose/age-buffers"
 """The route, relative to the server's root."""
@@ -248,11 +248,7 @@ def _clock() -> None:
 
 
 def _patch_put_s3_records() -> None:
-    original = FirehoseBackend.put_s3_records
-    if getattr(original, _PATCHED, False):
-        return
-
-    @functools.wraps(original)
+    @replacing(FirehoseBackend, "put_s3_records", _PATCHED)
     def put_s3_records(
         self: FirehoseBackend,
         delivery_stream_name: str,
@@ -277,9 +273,6 @@ def _patch_put_s3_records() -> None:
                 del _buffers[key]
                 write(buffer)
         return [{"RecordId": str(mock_random.uuid4())} for _ in records]
-
-    setattr(put_s3_records, _PATCHED, True)
-    FirehoseBackend.put_s3_records = put_s3_records  # type: ignore[method-assign]
 
 
 def register() -> None:

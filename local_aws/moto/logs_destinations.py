@@ -46,7 +46,6 @@ policy (a statement with any condition admits nobody), and principals narrower t
 from __future__ import annotations
 
 import contextlib
-import functools
 import gzip
 import json
 import re
@@ -61,6 +60,7 @@ from moto.logs.exceptions import InvalidParameterException, ResourceNotFoundExce
 from moto.logs.models import Destination, LogsBackend, LogStream, logs_backends
 from moto.utilities.arns import parse_arn
 
+from local_aws.moto.patching import replacing
 from local_aws.moto.resource_model import ReplacedOnUpdate, ResourceModel
 
 PUT_SUBSCRIPTION_FILTER = "logs:PutSubscriptionFilter"
@@ -439,10 +439,8 @@ def deliver(
 
 def _patch_put_subscription_filter() -> None:
     original = LogsBackend.put_subscription_filter
-    if getattr(original, _PATCHED, False):
-        return
 
-    @functools.wraps(original)
+    @replacing(LogsBackend, "put_subscription_filter", _PATCHED)
     def put_subscription_filter(  # noqa: PLR0917 (moto's signature)
         self: LogsBackend,
         log_group_name: str,
@@ -468,16 +466,11 @@ def _patch_put_subscription_filter() -> None:
             )
         log_group.put_subscription_filter(filter_name, filter_pattern, destination_arn, role_arn)
 
-    setattr(put_subscription_filter, _PATCHED, True)
-    LogsBackend.put_subscription_filter = put_subscription_filter  # type: ignore[method-assign]
-
 
 def _patch_send_log_events() -> None:
     original = LogStream._send_log_events
-    if getattr(original, _PATCHED, False):
-        return
 
-    @functools.wraps(original)
+    @replacing(LogStream, "_send_log_events", _PATCHED)
     def _send_log_events(
         self: LogStream,
         service: str,
@@ -500,9 +493,6 @@ def _patch_send_log_events() -> None:
             put_into_stream(destination_arn, data)
         else:
             original(self, service, destination_arn, filter_name, events)
-
-    setattr(_send_log_events, _PATCHED, True)
-    LogStream._send_log_events = _send_log_events  # type: ignore[method-assign]
 
 
 def register() -> None:

@@ -41,6 +41,7 @@ from moto.sqs.models import sqs_backends
 from moto.utilities.arns import parse_arn
 from moto.utilities.utils import get_partition
 
+from local_aws.moto.patching import replacing
 from local_aws.moto.resource_model import ReplacedOnUpdate, ResourceModel
 
 _PATCHED = "_local_aws_bucket_policy_not_enforced"
@@ -173,12 +174,7 @@ class BucketPolicyResource(ReplacedOnUpdate, ResourceModel, CloudFormationModel)
 
 def register() -> None:
     """Make moto's S3 decide no object request by the bucket's policy. Idempotent."""
-    original = FakeBucket.get_permission
-    if getattr(original, _PATCHED, False):
-        return
 
+    @replacing(FakeBucket, "get_permission", _PATCHED)
     def get_permission(*_: Any) -> PermissionResult:
         return PermissionResult.NEUTRAL
-
-    setattr(get_permission, _PATCHED, True)
-    FakeBucket.get_permission = get_permission  # type: ignore[method-assign,assignment]

@@ -24,6 +24,8 @@ from moto.cloudformation.exceptions import ValidationError
 from moto.s3.models import FakeBucket, s3_backends
 from moto.utilities.utils import get_partition
 
+from local_aws.moto.patching import replacing
+
 PROPERTIES = ("LifecycleConfiguration", "OwnershipControls", "PublicAccessBlockConfiguration")
 """The ``AWS::S3::Bucket`` properties :func:`register` teaches moto's model."""
 
@@ -79,9 +81,8 @@ def _configure(bucket: FakeBucket, properties: dict[str, Any], account_id: str) 
 def register() -> None:
     """Make moto's ``AWS::S3::Bucket`` apply the three configurations on create. Idempotent."""
     original = FakeBucket.create_from_cloudformation_json
-    if getattr(original, _PATCHED, False):
-        return
 
+    @replacing(FakeBucket, "create_from_cloudformation_json", _PATCHED)
     def create_from_cloudformation_json(
         _cls: type[FakeBucket],
         /,
@@ -94,8 +95,3 @@ def register() -> None:
         bucket = original(resource_name, cloudformation_json, account_id, region_name, **kwargs)
         _configure(bucket, cloudformation_json.get("Properties", {}), account_id)
         return bucket
-
-    setattr(create_from_cloudformation_json, _PATCHED, True)
-    FakeBucket.create_from_cloudformation_json = classmethod(  # type: ignore[method-assign,assignment]
-        create_from_cloudformation_json
-    )

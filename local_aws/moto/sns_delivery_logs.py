@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import functools
 import json
 from collections.abc import Callable, Iterator
 from typing import Any, cast
@@ -58,6 +57,7 @@ from local_aws.moto.delivery_status import (
     log_delivery,
     published_ms,
 )
+from local_aws.moto.patching import replacing
 
 SQS_SUCCESS_STATUS = 200
 SQS_CLIENT_ERROR_STATUS = 400
@@ -115,10 +115,8 @@ def _apply_delivery_status_logging(topic: Topic, entries: Any) -> None:
 
 def _patch_publish() -> None:
     original = Subscription.publish
-    if getattr(original, _PATCHED, False):
-        return
 
-    @functools.wraps(original)
+    @replacing(Subscription, "publish", _PATCHED)
     def publish(
         self: Subscription, message: str, message_id: str, *args: Any, **kwargs: Any
     ) -> None:
@@ -139,16 +137,11 @@ def _patch_publish() -> None:
             count_delivery(self, success)
             log_delivery(self, message, message_id, success, published)
 
-    setattr(publish, _PATCHED, True)
-    Subscription.publish = publish  # type: ignore[method-assign]
-
 
 def _patch_send_message() -> None:
     original = SQSBackend.send_message
-    if getattr(original, _PATCHED, False):
-        return
 
-    @functools.wraps(original)
+    @replacing(SQSBackend, "send_message", _PATCHED)
     def send_message(self: SQSBackend, *args: Any, **kwargs: Any) -> Any:
         sent = original(self, *args, **kwargs)
         recording = _sent_messages.get()
@@ -156,18 +149,13 @@ def _patch_send_message() -> None:
             recording.append(sent.id)
         return sent
 
-    setattr(send_message, _PATCHED, True)
-    SQSBackend.send_message = send_message  # type: ignore[method-assign]
-
 
 def _patch_topic_from_template() -> None:
     original = Topic.create_from_cloudformation_json
-    if getattr(original, _PATCHED, False):
-        return
     # The class method's function, to call with the class CloudFormation calls it on.
     create: Callable[..., Topic] = cast(Any, original).__func__
 
-    @functools.wraps(create)
+    @replacing(Topic, "create_from_cloudformation_json", _PATCHED)
     def create_from_cloudformation_json(
         cls: type[Topic], resource_name: str, cloudformation_json: Any, *args: Any, **kwargs: Any
     ) -> Topic:
@@ -176,16 +164,11 @@ def _patch_topic_from_template() -> None:
         _apply_delivery_status_logging(topic, properties.get("DeliveryStatusLogging"))
         return topic
 
-    setattr(create_from_cloudformation_json, _PATCHED, True)
-    Topic.create_from_cloudformation_json = classmethod(create_from_cloudformation_json)  # type: ignore[method-assign,assignment]
-
 
 def _patch_get_topic_attributes() -> None:
     original = SNSResponse.get_topic_attributes
-    if getattr(original, _PATCHED, False):
-        return
 
-    @functools.wraps(original)
+    @replacing(SNSResponse, "get_topic_attributes", _PATCHED)
     def get_topic_attributes(self: SNSResponse) -> Any:
         result = original(self)
         topic = self.backend.get_topic(self._get_param("TopicArn"))
@@ -195,9 +178,6 @@ def _patch_get_topic_attributes() -> None:
             if value is not None:
                 attributes[name] = str(value)
         return result
-
-    setattr(get_topic_attributes, _PATCHED, True)
-    SNSResponse.get_topic_attributes = get_topic_attributes  # type: ignore[method-assign]
 
 
 def register() -> None:

@@ -83,6 +83,7 @@ from local_aws.moto.delivery_status import (
     published_ms,
 )
 from local_aws.moto.job_clock import JobClock
+from local_aws.moto.patching import replacing
 from local_aws.moto.sns_delivery_policy import (
     DEFAULT_CONTENT_TYPE,
     EffectivePolicy,
@@ -481,10 +482,8 @@ class _Requests:
 
 def _patch_publish() -> None:
     original = Subscription.publish
-    if getattr(original, _PATCHED, False):
-        return
 
-    @functools.wraps(original)
+    @replacing(Subscription, "publish", _PATCHED)
     def publish(
         self: Subscription, message: str, message_id: str, *args: Any, **kwargs: Any
     ) -> None:
@@ -497,17 +496,13 @@ def _patch_publish() -> None:
         finally:
             _delivering.reset(token)
 
-    setattr(publish, _PATCHED, True)
-    Subscription.publish = publish  # type: ignore[method-assign]
     setattr(sns_models, "requests", _Requests)  # noqa: B010 - moto's module attribute
 
 
 def _patch_subscribe() -> None:
     original = SNSBackend.subscribe
-    if getattr(original, _PATCHED, False):
-        return
 
-    @functools.wraps(original)
+    @replacing(SNSBackend, "subscribe", _PATCHED)
     def subscribe(self: SNSBackend, topic_arn: str, endpoint: str, protocol: str) -> Subscription:
         subscription: Subscription = original(self, topic_arn, endpoint, protocol)
         if protocol in HTTP_PROTOCOLS and not subscription.confirmed:
@@ -516,16 +511,11 @@ def _patch_subscribe() -> None:
             _request_confirmation(subscription)
         return subscription
 
-    setattr(subscribe, _PATCHED, True)
-    SNSBackend.subscribe = subscribe  # type: ignore[method-assign]
-
 
 def _patch_confirm_subscription() -> None:
     original = SNSResponse.confirm_subscription
-    if getattr(original, _PATCHED, False):
-        return
 
-    @functools.wraps(original)
+    @replacing(SNSResponse, "confirm_subscription", _PATCHED)
     def confirm_subscription(self: SNSResponse) -> Any:
         authenticate = str(self._get_param("AuthenticateOnUnsubscribe") or "").lower() == "true"
         subscription = confirm(
@@ -534,9 +524,6 @@ def _patch_confirm_subscription() -> None:
         if subscription is None:
             return original(self)
         return ActionResult({"SubscriptionArn": subscription.arn})
-
-    setattr(confirm_subscription, _PATCHED, True)
-    SNSResponse.confirm_subscription = confirm_subscription  # type: ignore[method-assign]
 
 
 def register() -> None:

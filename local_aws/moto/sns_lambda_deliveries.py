@@ -21,7 +21,6 @@ function's resource policy (SNS's permission to invoke it).
 
 from __future__ import annotations
 
-import functools
 import json
 from typing import Any
 
@@ -39,6 +38,7 @@ from local_aws.moto.delivery_status import (
     log_delivery,
     published_ms,
 )
+from local_aws.moto.patching import replacing
 
 ACCEPTED_STATUS = 202
 """Lambda's answer to an asynchronous invocation it accepted."""
@@ -67,10 +67,8 @@ def register() -> None:
     """Make moto's SNS record its Lambda deliveries instead of running the function (see
     above). Idempotent."""
     original = Subscription.publish
-    if getattr(original, _PATCHED, False):
-        return
 
-    @functools.wraps(original)
+    @replacing(Subscription, "publish", _PATCHED)
     def publish(
         self: Subscription,
         message: str,
@@ -91,6 +89,3 @@ def register() -> None:
         outcome = lambda_outcome(self.endpoint)
         count_delivery(self, outcome)
         log_delivery(self, message, message_id, outcome, published_ms(message_id))
-
-    setattr(publish, _PATCHED, True)
-    Subscription.publish = publish  # type: ignore[method-assign]

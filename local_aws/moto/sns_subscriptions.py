@@ -35,7 +35,6 @@ starting moto's server.
 
 from __future__ import annotations
 
-import functools
 import json
 from typing import Any
 
@@ -45,6 +44,7 @@ from moto.core.utils import ensure_boolean
 from moto.sns.models import Subscription, sns_backends
 from moto.utilities.arns import parse_arn
 
+from local_aws.moto.patching import replacing
 from local_aws.moto.resource_model import ReplacedOnUpdate, ResourceModel
 
 CONFIRMED_BY_ENDPOINT = frozenset({"http", "https", "email", "email-json"})
@@ -148,10 +148,8 @@ def register() -> None:
     ``publish`` and ``publish_batch`` both deliver through ``Subscription.publish``.
     """
     original = Subscription.publish
-    if getattr(original, _PATCHED, False):
-        return
 
-    @functools.wraps(original)
+    @replacing(Subscription, "publish", _PATCHED)
     def publish(self: Subscription, *args: Any, **kwargs: Any) -> None:
         if self.attributes.get("PendingConfirmation"):
             return
@@ -168,6 +166,4 @@ def register() -> None:
     def created_in(self: Subscription, account_id: str) -> None:
         self.__dict__[_CREATED_IN] = account_id
 
-    setattr(publish, _PATCHED, True)
-    Subscription.publish = publish  # type: ignore[method-assign]
     setattr(Subscription, "account_id", property(delivery_account, created_in))  # noqa: B010
