@@ -19,10 +19,10 @@ from constructs import Construct
 
 from constructs_lib._private.attributes import Attribute
 from constructs_lib._private.keywords import checked, checked_keywords
+from constructs_lib._private.metric_periods import require_metric_period
 from constructs_lib.cross_account_relay import CrossAccountRelay, RelayMetric
 from constructs_lib.defaults import (
     ALARM_EVALUATION_PERIOD,
-    ALARM_PERIODS_UNDER_A_MINUTE_SECONDS,
     MAX_MESSAGE_AGE,
     MAX_MESSAGE_AGE_RANGE_SECONDS,
     PERSISTING_FAILURE_PERIODS,
@@ -85,14 +85,7 @@ class MessagingAlarms(Construct):
             int(max_message_age.to_seconds()),
             *MAX_MESSAGE_AGE_RANGE_SECONDS,
         )
-        period = evaluation_period.to_seconds()
-        if period not in ALARM_PERIODS_UNDER_A_MINUTE_SECONDS and (period < 60 or period % 60):
-            *shorter, longest = ALARM_PERIODS_UNDER_A_MINUTE_SECONDS
-            raise ValueError(
-                f"evaluation_period: CloudWatch takes a period of "
-                f"{', '.join(map(str, shorter))} or {longest} seconds or "
-                f"whole minutes, got {period:g} s"
-            )
+        require_metric_period("evaluation_period", evaluation_period)
         self._action = actions.SnsAction(alarm_topic) if alarm_topic else None
         self._max_age = max_message_age
         self._period = evaluation_period

@@ -24,6 +24,7 @@ from constructs import Construct
 
 from constructs_lib._private.attributes import Attribute
 from constructs_lib._private.keywords import checked, checked_keywords
+from constructs_lib._private.metric_periods import require_metric_period
 from constructs_lib.cross_account_relay import CrossAccountRelay, RelayMetric
 from constructs_lib.defaults import (
     ALARM_EVALUATION_PERIOD,
@@ -94,7 +95,7 @@ class MessagingDashboard(Construct):
         :param dashboard_name: letters, digits, ``-`` and ``_`` (up to 255), unique in the
             account across its regions (CloudWatch's dashboards are global). Default: a name
             CloudFormation generates.
-        :param period: of every graph. Default:
+        :param period: of every graph (1, 5, 10 or 30 seconds, or whole minutes). Default:
             :data:`~constructs_lib.defaults.ALARM_EVALUATION_PERIOD` (5 minutes), the alarms'.
         """
         super().__init__(scope, construct_id)
@@ -105,6 +106,7 @@ class MessagingDashboard(Construct):
                 f"dashboard_name: CloudWatch takes 1 to 255 letters, digits, '-' and '_', got "
                 f"{dashboard_name!r}"
             )
+        require_metric_period("period", period)
         self._period = period
         self.shown_alarms = []
         self.dashboard = cloudwatch.Dashboard(

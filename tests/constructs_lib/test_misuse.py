@@ -462,6 +462,11 @@ MISUSES = [
         Refused(ValueError, r"^dashboard_name: CloudWatch takes 1 to 255 letters"),
     ),
     Misuse(
+        "a dashboard period CloudWatch refuses",
+        lambda s, _: MessagingDashboard(s, "Dashboard", period=Duration.seconds(45)),
+        Refused(ValueError, r"^period: CloudWatch takes a period of 1, 5, 10 or 30"),
+    ),
+    Misuse(
         "a dashboard given as its name to the bridge",
         lambda s, _: AccountBridge(
             s,
