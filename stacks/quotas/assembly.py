@@ -23,7 +23,8 @@ from stacks.cloud_assembly import read_cloud_assembly
 
 
 class QuotaGateError(ValueError):
-    """The assembly cannot be read: no manifest, or a stack without a concrete environment."""
+    """The assembly cannot be read: no manifest, a stack without a concrete environment, or a
+    dashboard body that is not JSON."""
 
 
 KEY_ID = "00000000-0000-0000-0000-000000000000"

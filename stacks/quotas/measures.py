@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cross_account_runtime.nservicebus.queue_arn import FIFO_SUFFIX
-from stacks.quotas.assembly import StackTemplate, compact_json
+from stacks.quotas.assembly import QuotaGateError, StackTemplate, compact_json
 from stacks.quotas.table import (
     ALARM_MATH_METRICS,
     CLOUDFORMATION_DESCRIPTION_BYTES,
@@ -378,14 +378,32 @@ def _function_policies(stacks: Sequence[StackTemplate]) -> Iterator[Measurement]
         )
 
 
+def _dashboard_body(stack: StackTemplate, logical_id: str, body: Any) -> Any:
+    """A dashboard's body as CloudWatch gets it. Every intrinsic CDK joins into it stands
+    inside one of its JSON strings, so each is resolved and written as string content (what the
+    resolver cannot know, rendered as JSON, would otherwise break the body and leave it
+    unmeasured); a body that is still not JSON is refused, as CloudWatch refuses it."""
+    if isinstance(body, Mapping) and set(body) == {"Fn::Join"}:
+        separator, parts = body["Fn::Join"]
+        text = separator.join(
+            part if isinstance(part, str) else json.dumps(stack.text(part))[1:-1] for part in parts
+        )
+    else:
+        text = stack.text(body)
+    try:
+        return json.loads(text)
+    except ValueError as error:
+        raise QuotaGateError(
+            f"{stack.file}: {logical_id}: its DashboardBody is not JSON, which CloudWatch "
+            f"refuses: {error}"
+        ) from None
+
+
 def _dashboards_and_alarms(stack: StackTemplate) -> Iterator[Measurement]:
     """Each dashboard's widgets and metrics, each status widget's alarms, read from its body
     as CloudFormation resolves it; each metric-math alarm's metrics."""
     for logical_id, props in stack.of_type("AWS::CloudWatch::Dashboard"):
-        try:
-            body = json.loads(stack.text(props.get("DashboardBody", "{}")))
-        except ValueError:
-            body = {}
+        body = _dashboard_body(stack, logical_id, props.get("DashboardBody", "{}"))
         widgets = body.get("widgets", []) if isinstance(body, Mapping) else []
         yield measured(DASHBOARD_WIDGETS, stack, logical_id, len(widgets))
         total = 0

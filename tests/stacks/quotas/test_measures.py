@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from stacks.quotas import QUOTAS, Measurement, measure_assembly, quota_problems
+from stacks.quotas import QUOTAS, Measurement, QuotaGateError, measure_assembly, quota_problems
 from stacks.quotas import table as q
 from tests.stacks.quotas.assemblies import (
     ACCOUNT,
@@ -516,3 +516,29 @@ def test_inline_policies_attached_from_another_stack_of_the_account_count_for_th
         "Role",
         2 * compact_size(half),
     )
+
+
+def test_a_dashboard_naming_what_the_resolver_cannot_know_is_still_measured(
+    tmp_path: Path,
+) -> None:
+    """An attribute only CloudFormation knows sits inside one of the body's strings: the body
+    is measured, not left unread."""
+    widget = graph(1)
+    template = dashboard(widget)
+    parts = template["Resources"]["Dashboard"]["Properties"]["DashboardBody"]["Fn::Join"][1]
+    text = parts[0].replace('"q0"', '"@q@"')
+    before, after = text.split("@q@")
+    parts[:] = [before, {"Fn::GetAtt": ["Somewhere", "Unknown"]}, after]
+    template["Resources"]["Somewhere"] = resource("AWS::Custom::Thing")
+    measured_widgets = [
+        m
+        for m in measure_assembly(write_assembly(tmp_path, {"Stack": template}))
+        if m.quota is q.DASHBOARD_WIDGET_METRICS
+    ]
+    assert [m.value for m in measured_widgets] == [1]
+
+
+def test_a_dashboard_body_that_is_not_json_is_refused_naming_it(tmp_path: Path) -> None:
+    template = resources(Dashboard=resource("AWS::CloudWatch::Dashboard", DashboardBody="{x"))
+    with pytest.raises(QuotaGateError, match=r"Dashboard: its DashboardBody is not JSON"):
+        measure_assembly(write_assembly(tmp_path, {"Stack": template}))
